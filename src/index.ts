@@ -1,0 +1,2 @@
+export * from './jsonrpc/index.js';
+export * from './mcp/index.js';

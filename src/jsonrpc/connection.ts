@@ -1,0 +1,372 @@
+import { type Logger, silentLogger } from '../util/logger.js';
+import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
+import { type ProtocolHooks, noHooks } from './hooks.js';
+import {
+  type JSONRPCErrorResponse,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  type RequestId,
+  classify,
+} from './messages.js';
+import type { MessageExtra, SendOptions, Transport } from './transport.js';
+
+export type Params = Record<string, unknown> | undefined;
+export type Result = Record<string, unknown>;
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Per-request timeout; default the connection's (60 s). A progress report restarts it. */
+  timeoutMs?: number;
+  /** Hard cap from the start of the request, however much progress is reported. */
+  maxTotalTimeoutMs?: number;
+  /** Receives each progress notification's params; its presence adds a progress token to the request. */
+  onprogress?: (progress: Record<string, unknown>) => void;
+  /** Progress restarts the timeout (default true when `onprogress` is set). */
+  resetTimeoutOnProgress?: boolean;
+  /** Routes the request onto an incoming request's stream (server-to-client requests on HTTP). */
+  relatedRequestId?: RequestId;
+}
+
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Fires when the peer cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  readonly extra: MessageExtra | undefined;
+  /** Sends a notification tied to this request (progress, logs). */
+  notify(method: string, params?: Params): Promise<void>;
+  /** Sends a request to the peer tied to this request (sampling, elicitation, roots on a legacy session). */
+  request(method: string, params?: Params, options?: RequestOptions): Promise<Result>;
+}
+
+export type RequestHandler = (params: Params, context: RequestContext) => Result | Promise<Result>;
+export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
+
+export interface ConnectionOptions {
+  hooks?: ProtocolHooks;
+  defaultTimeoutMs?: number;
+  logger?: Logger;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly resolve: (result: Result) => void;
+  readonly reject: (error: unknown) => void;
+  readonly startedAt: number;
+  readonly options: RequestOptions | undefined;
+  timer: NodeJS.Timeout | undefined;
+  cleanup: (() => void) | undefined;
+}
+
+interface Incoming {
+  controller: AbortController | undefined;
+  cancelled: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * The JSON-RPC engine: owns request ids, the id -> pending table, timeouts, cancellation and dispatch of incoming
+ * requests and notifications. Knows nothing of MCP beyond the hooks it is given.
+ */
+export class Connection {
+  readonly #transport: Transport;
+  readonly #hooks: ProtocolHooks;
+  readonly #logger: Logger;
+  readonly #defaultTimeoutMs: number;
+  readonly #pending = new Map<RequestId, Pending>();
+  readonly #incoming = new Map<RequestId, Incoming>();
+  readonly #requestHandlers = new Map<string, RequestHandler>();
+  readonly #notificationHandlers = new Map<string, NotificationHandler>();
+  #fallbackRequestHandler: ((method: string) => RequestHandler | undefined) | undefined;
+  #nextId = 1;
+  #closed: LocalError | undefined;
+  #closeListeners: Array<(error: LocalError) => void> = [];
+
+  constructor(transport: Transport, options: ConnectionOptions = {}) {
+    this.#transport = transport;
+    this.#hooks = options.hooks ?? noHooks;
+    this.#logger = options.logger ?? silentLogger;
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    transport.onmessage = (message, extra) => this.#receive(message, extra);
+    transport.onclose = (reason) => this.#onTransportClosed(reason);
+    transport.onerror = (error) => this.#logger.warn(`transport: ${error.message}`);
+  }
+
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
+  /** Counts of live bookkeeping entries; all zero on an idle or closed connection (no leaks). */
+  get stats(): { pending: number; incoming: number } {
+    return { pending: this.#pending.size, incoming: this.#incoming.size };
+  }
+
+  start(): Promise<void> {
+    return this.#transport.start();
+  }
+
+  onClose(listener: (error: LocalError) => void): void {
+    if (this.#closed) listener(this.#closed);
+    else this.#closeListeners.push(listener);
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.#requestHandlers.set(method, handler);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.#notificationHandlers.set(method, handler);
+  }
+
+  /** Resolves handlers for methods not registered one by one (a server routing by its own table). */
+  setFallbackRequestHandler(resolve: (method: string) => RequestHandler | undefined): void {
+    this.#fallbackRequestHandler = resolve;
+  }
+
+  request(method: string, params?: Params, options?: RequestOptions): Promise<Result> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(cancelledError(method, signal.reason));
+    const id = this.#nextId;
+    this.#nextId = id === Number.MAX_SAFE_INTEGER ? 1 : id + 1;
+    const outgoingParams = options?.onprogress ? this.#hooks.withProgressToken(params, id) : params;
+    const message: JSONRPCRequest =
+      outgoingParams === undefined
+        ? { jsonrpc: '2.0', id, method }
+        : { jsonrpc: '2.0', id, method, params: outgoingParams };
+    return new Promise<Result>((resolve, reject) => {
+      const pending: Pending = {
+        method,
+        resolve,
+        reject,
+        startedAt: Date.now(),
+        options,
+        timer: undefined,
+        cleanup: undefined,
+      };
+      this.#pending.set(id, pending);
+      this.#armTimer(id, pending);
+      if (signal) {
+        const onAbort = () => this.#cancelOutgoing(id, cancelledError(method, signal.reason), signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        pending.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      const sendOptions = options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
+      this.#transport.send(message, sendOptions).catch((error: unknown) => {
+        if (this.#settle(id)) reject(new LocalError('transport_error', `failed to send ${method}`, { cause: error }));
+      });
+    });
+  }
+
+  notify(method: string, params?: Params, options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const message: JSONRPCNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.#transport.send(message, options);
+  }
+
+  /** Closes the transport; pending requests reject with `connection_closed`, handlers in flight are aborted. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#shutdown(new LocalError('connection_closed', 'connection closed'));
+    await this.#transport.close();
+  }
+
+  #armTimer(id: RequestId, pending: Pending): void {
+    const timeoutMs = pending.options?.timeoutMs ?? this.#defaultTimeoutMs;
+    const maxTotal = pending.options?.maxTotalTimeoutMs;
+    const remainingTotal = maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (Date.now() - pending.startedAt);
+    const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
+    if (pending.timer) clearTimeout(pending.timer);
+    if (!Number.isFinite(wait)) return;
+    pending.timer = setTimeout(() => {
+      const error = new LocalError('timeout', `request ${pending.method} timed out after ${Date.now() - pending.startedAt} ms`, {
+        data: { timeoutMs, maxTotalTimeoutMs: maxTotal },
+      });
+      this.#cancelOutgoing(id, error, 'timeout');
+    }, wait);
+  }
+
+  /** Removes a pending entry and its timer/listener; false if it was already settled. */
+  #settle(id: RequestId): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    if (pending.timer) clearTimeout(pending.timer);
+    pending.cleanup?.();
+    return pending;
+  }
+
+  #cancelOutgoing(id: RequestId, error: LocalError, reason: unknown): void {
+    const pending = this.#settle(id);
+    if (!pending) return;
+    pending.reject(error);
+    if (this.#closed) return;
+    if (this.#transport.cancelRequest?.(id, reason)) return;
+    const text = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : undefined;
+    const notification = this.#hooks.cancelNotification(id, text);
+    if (notification) this.#transport.send(notification).catch(() => {});
+  }
+
+  #receive(value: unknown, extra: MessageExtra | undefined): void {
+    const classified = classify(value);
+    switch (classified.kind) {
+      case 'request':
+        this.#onRequest(classified.message, extra);
+        return;
+      case 'notification':
+        this.#onNotification(classified.message, extra);
+        return;
+      case 'result': {
+        const pending = this.#settle(classified.message.id);
+        if (pending) pending.resolve(classified.message.result);
+        else this.#logger.debug(`dropped response for unknown or settled id ${classified.message.id}`);
+        return;
+      }
+      case 'error':
+        this.#onErrorResponse(classified.message);
+        return;
+      case 'invalid':
+        this.#logger.warn(`invalid message: ${classified.reason}`);
+        if (classified.id !== null) {
+          this.#sendError(classified.id, { code: ErrorCode.InvalidRequest, message: classified.reason });
+        }
+        return;
+    }
+  }
+
+  #onErrorResponse(message: JSONRPCErrorResponse): void {
+    const id = message.id;
+    const pending = id === undefined || id === null ? undefined : this.#settle(id);
+    if (pending) pending.reject(RpcError.fromObject(message.error));
+    else this.#logger.warn(`peer reported an error: ${message.error.code} ${message.error.message}`);
+  }
+
+  #onNotification(message: JSONRPCNotification, extra: MessageExtra | undefined): void {
+    const cancelledId = this.#hooks.cancelledRequestId(message);
+    if (cancelledId !== undefined) {
+      const incoming = this.#incoming.get(cancelledId);
+      if (incoming && !incoming.cancelled) {
+        incoming.cancelled = true;
+        incoming.controller?.abort(new LocalError('cancelled', 'request cancelled by the peer'));
+      }
+    }
+    const token = this.#hooks.progressToken(message);
+    if (token !== undefined) this.#onProgress(token, message.params ?? {});
+    const handler = this.#notificationHandlers.get(message.method);
+    if (!handler) return;
+    try {
+      const done = handler(message.params, extra);
+      if (done instanceof Promise) done.catch((error: unknown) => this.#logger.error(`notification ${message.method}`, error));
+    } catch (error) {
+      this.#logger.error(`notification ${message.method}`, error);
+    }
+  }
+
+  #onProgress(token: RequestId, params: Record<string, unknown>): void {
+    const pending = this.#pending.get(token);
+    const onprogress = pending?.options?.onprogress;
+    if (!pending || !onprogress) return;
+    if (pending.options?.resetTimeoutOnProgress !== false) this.#armTimer(token, pending);
+    try {
+      onprogress(params);
+    } catch (error) {
+      this.#logger.error('progress callback threw', error);
+    }
+  }
+
+  #onRequest(message: JSONRPCRequest, extra: MessageExtra | undefined): void {
+    const { id, method } = message;
+    if (this.#incoming.has(id)) {
+      this.#sendError(id, { code: ErrorCode.InvalidRequest, message: `duplicate request id ${JSON.stringify(id)}` });
+      return;
+    }
+    const handler = this.#requestHandlers.get(method) ?? this.#fallbackRequestHandler?.(method);
+    if (!handler) {
+      this.#sendError(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` });
+      return;
+    }
+    const incoming: Incoming = { controller: undefined, cancelled: false };
+    this.#incoming.set(id, incoming);
+    const context = this.#context(id, method, incoming, extra);
+    let outcome: Result | Promise<Result>;
+    try {
+      outcome = handler(message.params, context);
+    } catch (error) {
+      this.#finishIncoming(id, incoming, undefined, error);
+      return;
+    }
+    if (outcome instanceof Promise) {
+      outcome.then(
+        (result) => this.#finishIncoming(id, incoming, result, undefined),
+        (error: unknown) => this.#finishIncoming(id, incoming, undefined, error),
+      );
+    } else {
+      this.#finishIncoming(id, incoming, outcome, undefined);
+    }
+  }
+
+  #context(id: RequestId, method: string, incoming: Incoming, extra: MessageExtra | undefined): RequestContext {
+    const related = { relatedRequestId: id };
+    return {
+      id,
+      method,
+      extra,
+      // Created on first use: most handlers never look at their signal.
+      get signal() {
+        incoming.controller ??= new AbortController();
+        if (incoming.cancelled && !incoming.controller.signal.aborted) incoming.controller.abort();
+        return incoming.controller.signal;
+      },
+      notify: (notifyMethod, params) => this.notify(notifyMethod, params, related),
+      request: (requestMethod, params, options) =>
+        this.request(requestMethod, params, { ...options, relatedRequestId: id }),
+    };
+  }
+
+  #finishIncoming(id: RequestId, incoming: Incoming, result: Result | undefined, error: unknown): void {
+    if (this.#incoming.get(id) === incoming) this.#incoming.delete(id);
+    // The peer cancelled: it expects no answer (basic/utilities/cancellation).
+    if (incoming.cancelled || this.#closed) return;
+    if (error !== undefined || result === undefined) {
+      if (!(error instanceof RpcError)) this.#logger.debug(`handler for request ${id} failed`, error);
+      this.#sendError(id, toWireError(error ?? new Error('handler returned no result')));
+      return;
+    }
+    const response: JSONRPCResultResponse = { jsonrpc: '2.0', id, result };
+    this.#transport.send(response, { relatedRequestId: id }).catch((sendError: unknown) => {
+      this.#logger.warn(`failed to send response ${id}`, sendError);
+    });
+  }
+
+  #sendError(id: RequestId, error: JSONRPCErrorResponse['error']): void {
+    const response: JSONRPCErrorResponse = { jsonrpc: '2.0', id, error };
+    this.#transport.send(response, { relatedRequestId: id }).catch(() => {});
+  }
+
+  #onTransportClosed(reason: Error | undefined): void {
+    if (this.#closed) return;
+    const message = reason ? `connection closed: ${reason.message}` : 'connection closed';
+    this.#shutdown(new LocalError('connection_closed', message, { cause: reason }));
+  }
+
+  #shutdown(error: LocalError): void {
+    this.#closed = error;
+    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
+    for (const incoming of this.#incoming.values()) {
+      incoming.cancelled = true;
+      incoming.controller?.abort(error);
+    }
+    this.#incoming.clear();
+    const listeners = this.#closeListeners;
+    this.#closeListeners = [];
+    for (const listener of listeners) listener(error);
+  }
+}
+
+function cancelledError(method: string, reason: unknown): LocalError {
+  const detail = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
+  return new LocalError('cancelled', `request ${method} cancelled: ${detail}`, { cause: reason });
+}

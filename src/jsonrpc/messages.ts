@@ -1,0 +1,116 @@
+/**
+ * JSON-RPC 2.0 message shapes and a shape classifier. Messages are classified by the members they carry
+ * (one pass over a handful of keys), never by a schema library: this runs on every message.
+ */
+export type RequestId = string | number;
+
+export interface JSONRPCRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JSONRPCNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JSONRPCResultResponse {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+
+export interface JSONRPCErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JSONRPCErrorResponse {
+  jsonrpc: '2.0';
+  /** Absent (or null on the wire) only when the request id could not be read, e.g. a parse error. */
+  id?: RequestId | null;
+  error: JSONRPCErrorObject;
+}
+
+export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
+export type JSONRPCMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse;
+
+export type MessageKind = 'request' | 'notification' | 'result' | 'error';
+
+/** Why a value is not a JSON-RPC message; used to build a -32600 answer. */
+export interface InvalidMessage {
+  kind: 'invalid';
+  reason: string;
+  /** The id, when one could be read, so the error response can be correlated. */
+  id: RequestId | null;
+}
+
+export type Classified =
+  | { kind: 'request'; message: JSONRPCRequest }
+  | { kind: 'notification'; message: JSONRPCNotification }
+  | { kind: 'result'; message: JSONRPCResultResponse }
+  | { kind: 'error'; message: JSONRPCErrorResponse }
+  | InvalidMessage;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/** Classifies one parsed JSON value by shape. Batches (arrays) are the caller's concern. */
+export function classify(value: unknown): Classified {
+  if (!isPlainObject(value)) return { kind: 'invalid', reason: 'message is not a JSON object', id: null };
+  const id = value.id;
+  const readableId = isRequestId(id) ? id : null;
+  if (value.jsonrpc !== '2.0') return { kind: 'invalid', reason: 'jsonrpc must be "2.0"', id: readableId };
+  const method = value.method;
+  if (method !== undefined) {
+    if (typeof method !== 'string') return { kind: 'invalid', reason: 'method must be a string', id: readableId };
+    const params = value.params;
+    if (params !== undefined && !isPlainObject(params)) {
+      // MCP narrows JSON-RPC: params, when present, are an object (by-name).
+      return { kind: 'invalid', reason: 'params must be an object', id: readableId };
+    }
+    if (id === undefined) return { kind: 'notification', message: value as unknown as JSONRPCNotification };
+    if (!isRequestId(id)) {
+      return { kind: 'invalid', reason: 'request id must be a string or an integer (not null)', id: null };
+    }
+    return { kind: 'request', message: value as unknown as JSONRPCRequest };
+  }
+  if ('result' in value) {
+    if (!isRequestId(id)) return { kind: 'invalid', reason: 'response id must be a string or integer', id: null };
+    if (!isPlainObject(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
+    return { kind: 'result', message: value as unknown as JSONRPCResultResponse };
+  }
+  if ('error' in value) {
+    const error = value.error;
+    if (!isPlainObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+      return { kind: 'invalid', reason: 'error must carry a numeric code and a message', id: readableId };
+    }
+    if (id !== undefined && id !== null && !isRequestId(id)) {
+      return { kind: 'invalid', reason: 'error response id must be a string, integer or null', id: null };
+    }
+    return { kind: 'error', message: value as unknown as JSONRPCErrorResponse };
+  }
+  return { kind: 'invalid', reason: 'message is neither a request, a notification nor a response', id: readableId };
+}
+
+export function isJSONRPCRequest(value: unknown): value is JSONRPCRequest {
+  return classify(value).kind === 'request';
+}
+
+export function isJSONRPCNotification(value: unknown): value is JSONRPCNotification {
+  return classify(value).kind === 'notification';
+}
+
+export function isJSONRPCResponse(value: unknown): value is JSONRPCResponse {
+  const kind = classify(value).kind;
+  return kind === 'result' || kind === 'error';
+}

@@ -1,0 +1,14 @@
+import { LocalError } from '../jsonrpc/errors.js';
+
+export type ResultType = 'complete' | 'input_required';
+
+/**
+ * 2026-07-28 schema: Result.resultType. A result from an older peer carries none and is "complete"; a value we
+ * do not know is an invalid result, not something to guess at.
+ */
+export function readResultType(result: Record<string, unknown>): ResultType {
+  const value = result.resultType;
+  if (value === undefined || value === 'complete') return 'complete';
+  if (value === 'input_required') return 'input_required';
+  throw new LocalError('protocol_error', `unknown resultType ${JSON.stringify(value)} in result`);
+}

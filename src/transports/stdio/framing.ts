@@ -1,0 +1,93 @@
+import { LocalError } from '../../jsonrpc/errors.js';
+
+/** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
+export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+export interface LineReaderEvents {
+  /** A parsed JSON value (still to be classified). */
+  onvalue(value: unknown): void;
+  /** A line that is not JSON: skipped, reported. */
+  onbadline(error: Error, line: string): void;
+  /** A line grew past the cap without a newline: fatal for the stream. */
+  onoverflow(error: LocalError): void;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Splits a byte stream into lines and parses each once. Bytes are kept as Buffers until a newline arrives so a
+ * multi-byte character split across chunks decodes correctly, and a line over the cap fails fast instead of
+ * growing until the process runs out of memory.
+ */
+export class LineReader {
+  readonly #maxLineBytes: number;
+  readonly #events: LineReaderEvents;
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  #failed = false;
+
+  constructor(events: LineReaderEvents, maxLineBytes = DEFAULT_MAX_LINE_BYTES) {
+    this.#events = events;
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.#failed) return;
+    let start = 0;
+    let newline = chunk.indexOf(NEWLINE, start);
+    while (newline !== -1) {
+      const piece = chunk.subarray(start, newline);
+      if (this.#buffered + piece.length > this.#maxLineBytes) return this.#overflow();
+      if (this.#chunks.length === 0) this.#emit(piece);
+      else {
+        this.#chunks.push(piece);
+        const line = Buffer.concat(this.#chunks, this.#buffered + piece.length);
+        this.#chunks = [];
+        this.#buffered = 0;
+        this.#emit(line);
+      }
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      if (this.#buffered + rest.length > this.#maxLineBytes) return this.#overflow();
+      this.#chunks.push(rest);
+      this.#buffered += rest.length;
+    }
+  }
+
+  /** Bytes held for an unfinished line. */
+  get buffered(): number {
+    return this.#buffered;
+  }
+
+  #overflow(): void {
+    this.#failed = true;
+    this.#chunks = [];
+    this.#buffered = 0;
+    this.#events.onoverflow(
+      new LocalError('message_too_large', `a message exceeded ${this.#maxLineBytes} bytes without a newline`),
+    );
+  }
+
+  #emit(bytes: Buffer): void {
+    // Tolerate CRLF framing from peers on Windows.
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    if (end === 0) return;
+    const text = bytes.toString('utf8', 0, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.#events.onbadline(error as Error, text.length > 200 ? `${text.slice(0, 200)}…` : text);
+      return;
+    }
+    this.#events.onvalue(value);
+  }
+}
+
+/** Serialises once; the newline is the frame. JSON.stringify never emits a raw newline inside strings. */
+export function frame(message: unknown): string {
+  return `${JSON.stringify(message)}\n`;
+}

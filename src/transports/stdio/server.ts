@@ -1,0 +1,86 @@
+import type { Readable, Writable } from 'node:stream';
+import { LocalError } from '../../jsonrpc/errors.js';
+import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
+import type { Transport } from '../../jsonrpc/transport.js';
+import { type Logger, silentLogger } from '../../util/logger.js';
+import { DEFAULT_MAX_LINE_BYTES, LineReader, frame } from './framing.js';
+
+export interface StdioServerTransportOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  maxLineBytes?: number;
+  logger?: Logger;
+}
+
+/**
+ * The server side of the stdio transport: reads the process's stdin, writes only protocol messages to stdout
+ * (logs belong on stderr), closes on stdin EOF, and treats EPIPE as the client having gone, not as a loop.
+ */
+export class StdioServerTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #reader: LineReader;
+  readonly #logger: Logger;
+  #closed = false;
+
+  constructor(options: StdioServerTransportOptions = {}) {
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.#logger = options.logger ?? silentLogger;
+    this.#reader = new LineReader(
+      {
+        onvalue: (value) => this.onmessage?.(value),
+        onbadline: (error, line) => {
+          this.#logger.warn(`skipped a non-JSON line: ${line}`);
+          this.onerror?.(new LocalError('protocol_error', `non-JSON line skipped: ${error.message}`));
+        },
+        onoverflow: (error) => this.#finish(error),
+      },
+      options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    );
+  }
+
+  async start(): Promise<void> {
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.once('end', this.#onEnd);
+    this.#stdin.once('error', this.#onStreamError);
+    this.#stdout.on('error', this.#onStreamError);
+  }
+
+  readonly #onData = (chunk: Buffer | string) => {
+    this.#reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  readonly #onEnd = () => this.#finish(undefined);
+
+  readonly #onStreamError = (error: NodeJS.ErrnoException) => {
+    // EPIPE / ERR_STREAM_DESTROYED: the client is gone; stop instead of retrying writes forever.
+    this.#finish(new LocalError('connection_closed', `stdio stream failed: ${error.code ?? error.message}`));
+  };
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed || this.#stdout.destroyed) {
+      return Promise.reject(new LocalError('connection_closed', 'stdio transport is closed'));
+    }
+    if (this.#stdout.write(frame(message))) return Promise.resolve();
+    return new Promise((resolve) => this.#stdout.once('drain', resolve));
+  }
+
+  async close(): Promise<void> {
+    this.#finish(undefined);
+  }
+
+  #finish(reason: Error | undefined): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('end', this.#onEnd);
+    // Stop holding the event loop open on stdin so the process can exit once work is done.
+    if ('pause' in this.#stdin) this.#stdin.pause();
+    this.onclose?.(reason);
+  }
+}
