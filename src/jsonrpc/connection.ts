@@ -153,9 +153,11 @@ export class Connection {
         signal.addEventListener('abort', onAbort, { once: true });
         pending.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
-      const sendOptions = options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
+      const sendOptions =
+        options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
       this.#transport.send(message, sendOptions).catch((error: unknown) => {
-        if (this.#settle(id)) reject(new LocalError('transport_error', `failed to send ${method}`, { cause: error }));
+        if (this.#settle(id))
+          reject(new LocalError('transport_error', `failed to send ${method}`, { cause: error }));
       });
     });
   }
@@ -177,14 +179,19 @@ export class Connection {
   #armTimer(id: RequestId, pending: Pending): void {
     const timeoutMs = pending.options?.timeoutMs ?? this.#defaultTimeoutMs;
     const maxTotal = pending.options?.maxTotalTimeoutMs;
-    const remainingTotal = maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (Date.now() - pending.startedAt);
+    const remainingTotal =
+      maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (Date.now() - pending.startedAt);
     const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
     if (pending.timer) clearTimeout(pending.timer);
     if (!Number.isFinite(wait)) return;
     pending.timer = setTimeout(() => {
-      const error = new LocalError('timeout', `request ${pending.method} timed out after ${Date.now() - pending.startedAt} ms`, {
-        data: { timeoutMs, maxTotalTimeoutMs: maxTotal },
-      });
+      const error = new LocalError(
+        'timeout',
+        `request ${pending.method} timed out after ${Date.now() - pending.startedAt} ms`,
+        {
+          data: { timeoutMs, maxTotalTimeoutMs: maxTotal },
+        },
+      );
       this.#cancelOutgoing(id, error, 'timeout');
     }, wait);
   }
@@ -259,7 +266,8 @@ export class Connection {
     if (!handler) return;
     try {
       const done = handler(message.params, extra);
-      if (done instanceof Promise) done.catch((error: unknown) => this.#logger.error(`notification ${message.method}`, error));
+      if (done instanceof Promise)
+        done.catch((error: unknown) => this.#logger.error(`notification ${message.method}`, error));
     } catch (error) {
       this.#logger.error(`notification ${message.method}`, error);
     }
@@ -280,7 +288,10 @@ export class Connection {
   #onRequest(message: JSONRPCRequest, extra: MessageExtra | undefined): void {
     const { id, method } = message;
     if (this.#incoming.has(id)) {
-      this.#sendError(id, { code: ErrorCode.InvalidRequest, message: `duplicate request id ${JSON.stringify(id)}` });
+      this.#sendError(id, {
+        code: ErrorCode.InvalidRequest,
+        message: `duplicate request id ${JSON.stringify(id)}`,
+      });
       return;
     }
     const handler = this.#requestHandlers.get(method) ?? this.#fallbackRequestHandler?.(method);
@@ -308,7 +319,12 @@ export class Connection {
     }
   }
 
-  #context(id: RequestId, method: string, incoming: Incoming, extra: MessageExtra | undefined): RequestContext {
+  #context(
+    id: RequestId,
+    method: string,
+    incoming: Incoming,
+    extra: MessageExtra | undefined,
+  ): RequestContext {
     const related = { relatedRequestId: id };
     return {
       id,

@@ -74,6 +74,7 @@ export function toWireError(error: unknown): JSONRPCErrorObject {
   if (error instanceof LocalError && error.code === 'timeout') {
     return { code: ErrorCode.InternalError, message: error.message };
   }
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'Internal error';
+  const message =
+    error instanceof Error ? error.message : typeof error === 'string' ? error : 'Internal error';
   return { code: ErrorCode.InternalError, message: message || 'Internal error' };
 }

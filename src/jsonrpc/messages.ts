@@ -72,7 +72,8 @@ export function classify(value: unknown): Classified {
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', reason: 'jsonrpc must be "2.0"', id: readableId };
   const method = value.method;
   if (method !== undefined) {
-    if (typeof method !== 'string') return { kind: 'invalid', reason: 'method must be a string', id: readableId };
+    if (typeof method !== 'string')
+      return { kind: 'invalid', reason: 'method must be a string', id: readableId };
     const params = value.params;
     if (params !== undefined && !isPlainObject(params)) {
       // MCP narrows JSON-RPC: params, when present, are an object (by-name).
@@ -85,7 +86,8 @@ export function classify(value: unknown): Classified {
     return { kind: 'request', message: value as unknown as JSONRPCRequest };
   }
   if ('result' in value) {
-    if (!isRequestId(id)) return { kind: 'invalid', reason: 'response id must be a string or integer', id: null };
+    if (!isRequestId(id))
+      return { kind: 'invalid', reason: 'response id must be a string or integer', id: null };
     if (!isPlainObject(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
     return { kind: 'result', message: value as unknown as JSONRPCResultResponse };
   }
@@ -99,7 +101,11 @@ export function classify(value: unknown): Classified {
     }
     return { kind: 'error', message: value as unknown as JSONRPCErrorResponse };
   }
-  return { kind: 'invalid', reason: 'message is neither a request, a notification nor a response', id: readableId };
+  return {
+    kind: 'invalid',
+    reason: 'message is neither a request, a notification nor a response',
+    id: readableId,
+  };
 }
 
 export function isJSONRPCRequest(value: unknown): value is JSONRPCRequest {

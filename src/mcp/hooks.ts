@@ -5,7 +5,8 @@ import { Notification } from './methods.js';
 /** MCP's cancellation (basic/utilities/cancellation) and progress (basic/utilities/progress) conventions. */
 export const mcpHooks: ProtocolHooks = {
   cancelNotification(id, reason) {
-    const params: Record<string, unknown> = reason === undefined ? { requestId: id } : { requestId: id, reason };
+    const params: Record<string, unknown> =
+      reason === undefined ? { requestId: id } : { requestId: id, reason };
     return { jsonrpc: '2.0', method: Notification.Cancelled, params };
   },
   cancelledRequestId(notification) {
@@ -20,7 +21,10 @@ export const mcpHooks: ProtocolHooks = {
   },
   withProgressToken(params, token) {
     const meta = params?._meta;
-    const merged = typeof meta === 'object' && meta !== null ? { ...meta, progressToken: token } : { progressToken: token };
+    const merged =
+      typeof meta === 'object' && meta !== null
+        ? { ...meta, progressToken: token }
+        : { progressToken: token };
     return { ...params, _meta: merged };
   },
 };

@@ -50,7 +50,11 @@ export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri'>> = {
 };
 
 /** 2026-07-28 basic/patterns/mrtr: the only requests whose result may be `input_required`. */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+]);
 
 /** The server-to-client requests an `InputRequest` may carry. */
 export const INPUT_REQUEST_METHODS: ReadonlySet<string> = new Set([

@@ -10,7 +10,15 @@ export type JSONObject = Record<string, unknown>;
 export type Cursor = string;
 export type ProgressToken = string | number;
 export type Role = 'user' | 'assistant';
-export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+export type LoggingLevel =
+  | 'debug'
+  | 'info'
+  | 'notice'
+  | 'warning'
+  | 'error'
+  | 'critical'
+  | 'alert'
+  | 'emergency';
 export type CacheScope = 'public' | 'private';
 
 export interface Icon {

@@ -92,7 +92,8 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
     }
     const properties = schema.properties;
     if (isObject(properties)) {
-      for (const [key, child] of Object.entries(properties)) visit(child, [...path, key], reachable, depth + 1);
+      for (const [key, child] of Object.entries(properties))
+        visit(child, [...path, key], reachable, depth + 1);
     }
     for (const keyword of NON_STATIC_KEYWORDS) visitUnreachable(schema[keyword], path, depth);
   };
@@ -100,13 +101,18 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
     if (Array.isArray(value)) for (const item of value) visit(item, path, false, depth + 1);
     else if (isObject(value) && ('type' in value || 'properties' in value || 'x-mcp-header' in value)) {
       visit(value, path, false, depth + 1);
-    } else if (isObject(value)) for (const child of Object.values(value)) visit(child, path, false, depth + 1);
+    } else if (isObject(value))
+      for (const child of Object.values(value)) visit(child, path, false, depth + 1);
   };
   visit(inputSchema, [], true, 0);
   return problems.length > 0 ? { ok: false, reason: problems.join('; ') } : { ok: true, headers };
 }
 
-function checkDeclaration(schema: Record<string, unknown>, reachable: boolean, seen: Set<string>): string | undefined {
+function checkDeclaration(
+  schema: Record<string, unknown>,
+  reachable: boolean,
+  seen: Set<string>,
+): string | undefined {
   const name = schema['x-mcp-header'];
   if (!reachable) return 'x-mcp-header is not statically reachable through properties';
   if (typeof name !== 'string' || name === '') return 'x-mcp-header must be a non-empty string';

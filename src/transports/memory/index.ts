@@ -33,7 +33,8 @@ export class InMemoryTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const peer = this.#peer;
-    if (this.#closed || !peer || peer.#closed) throw new LocalError('not_connected', 'in-memory peer is closed');
+    if (this.#closed || !peer || peer.#closed)
+      throw new LocalError('not_connected', 'in-memory peer is closed');
     const copy: unknown = JSON.parse(JSON.stringify(message));
     // Deliver on a microtask, as a real transport would deliver asynchronously.
     queueMicrotask(() => peer.#deliver(copy));

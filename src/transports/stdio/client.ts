@@ -60,7 +60,8 @@ export class StdioClientTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#child) return Promise.reject(new LocalError('transport_error', 'stdio transport already started'));
+    if (this.#child)
+      return Promise.reject(new LocalError('transport_error', 'stdio transport already started'));
     const { command, args = [], env, cwd } = this.#params;
     const child = spawn(command, [...args], {
       cwd,

@@ -37,7 +37,10 @@ export class LineReader {
     let newline = chunk.indexOf(NEWLINE, start);
     while (newline !== -1) {
       const piece = chunk.subarray(start, newline);
-      if (this.#buffered + piece.length > this.#maxLineBytes) return this.#overflow();
+      if (this.#buffered + piece.length > this.#maxLineBytes) {
+        this.#overflow();
+        return;
+      }
       if (this.#chunks.length === 0) this.#emit(piece);
       else {
         this.#chunks.push(piece);
@@ -51,7 +54,10 @@ export class LineReader {
     }
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
-      if (this.#buffered + rest.length > this.#maxLineBytes) return this.#overflow();
+      if (this.#buffered + rest.length > this.#maxLineBytes) {
+        this.#overflow();
+        return;
+      }
       this.#chunks.push(rest);
       this.#buffered += rest.length;
     }

@@ -1,4 +1,8 @@
-export { StdioClientTransport, type StdioClientTransportOptions, type StdioServerParameters } from './client.js';
+export {
+  StdioClientTransport,
+  type StdioClientTransportOptions,
+  type StdioServerParameters,
+} from './client.js';
 export { DEFAULT_INHERITED_ENV_VARS, defaultEnvironment } from './env.js';
 export { DEFAULT_MAX_LINE_BYTES, LineReader, frame } from './framing.js';
 export { StdioServerTransport, type StdioServerTransportOptions } from './server.js';

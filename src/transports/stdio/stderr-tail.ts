@@ -15,7 +15,9 @@ export class StderrTail {
     const text = this.#partial + chunk.toString('utf8');
     const parts = text.split('\n');
     this.#partial = (parts.pop() ?? '').slice(-this.#maxLineLength);
-    const lines = parts.map((line) => line.replace(/\r$/, '').slice(0, this.#maxLineLength)).filter((l) => l !== '');
+    const lines = parts
+      .map((line) => line.replace(/\r$/, '').slice(0, this.#maxLineLength))
+      .filter((l) => l !== '');
     this.#lines.push(...lines);
     if (this.#lines.length > this.#maxLines) this.#lines.splice(0, this.#lines.length - this.#maxLines);
     return lines;

@@ -1,0 +1,264 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Connection, LocalError, RpcError } from '../../src/jsonrpc/index.js';
+import type { JSONRPCMessage } from '../../src/jsonrpc/index.js';
+import { mcpHooks } from '../../src/mcp/index.js';
+import { InMemoryTransport } from '../../src/transports/memory/index.js';
+import { expectValid, messageDefName } from '../support/schema.js';
+
+/** A raw peer: the test sees every message the connection writes and can answer anything, valid or not. */
+async function rawPeer(options: ConstructorParameters<typeof Connection>[1] = {}) {
+  const [local, remote] = InMemoryTransport.createLinkedPair();
+  const received: Array<Record<string, unknown>> = [];
+  const waiters: Array<() => void> = [];
+  remote.onmessage = (message) => {
+    received.push(message as Record<string, unknown>);
+    for (const wake of waiters.splice(0)) wake();
+  };
+  await remote.start();
+  const connection = new Connection(local, { hooks: mcpHooks, ...options });
+  await connection.start();
+  const next = async (count = 1) => {
+    while (received.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    return received[count - 1]!;
+  };
+  const send = (message: unknown) => remote.send(message as JSONRPCMessage);
+  return { connection, received, next, send, remote };
+}
+
+const open: Connection[] = [];
+afterEach(async () => {
+  for (const connection of open.splice(0)) await connection.close();
+});
+
+describe('Connection: outgoing requests', () => {
+  it('resolves with the result and never reuses a pending id', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const first = peer.connection.request('ping');
+    const second = peer.connection.request('tools/list', { cursor: 'a' });
+    const a = await peer.next(1);
+    const b = await peer.next(2);
+    expect(a.id).not.toEqual(b.id);
+    expectValid('2025-11-25', 'JSONRPCRequest', a);
+    expectValid('2026-07-28', 'JSONRPCRequest', b);
+    await peer.send({ jsonrpc: '2.0', id: b.id, result: { tools: [] } });
+    await peer.send({ jsonrpc: '2.0', id: a.id, result: {} });
+    await expect(second).resolves.toEqual({ tools: [] });
+    await expect(first).resolves.toEqual({});
+    expect(peer.connection.stats).toEqual({ pending: 0, incoming: 0 });
+  });
+
+  it('rejects with a typed RpcError carrying code and data', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const call = peer.connection.request('resources/read', { uri: 'x://nope' });
+    const sent = await peer.next();
+    await peer.send({
+      jsonrpc: '2.0',
+      id: sent.id,
+      error: { code: -32602, message: 'Resource not found', data: { uri: 'x://nope' } },
+    });
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcError);
+    expect(error).toMatchObject({ code: -32602, data: { uri: 'x://nope' } });
+  });
+
+  it('times out, sends notifications/cancelled, and drops the late response silently', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const call = peer.connection.request('slow', {}, { timeoutMs: 50 });
+    const sent = await peer.next(1);
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalError);
+    expect((error as LocalError).code).toBe('timeout');
+    const cancel = await peer.next(2);
+    expect(cancel).toMatchObject({ method: 'notifications/cancelled', params: { requestId: sent.id } });
+    expectValid('2025-11-25', 'JSONRPCNotification', cancel);
+    await peer.send({ jsonrpc: '2.0', id: sent.id, result: {} });
+    // A later request still works: the late response did not resolve anything else.
+    const ok = peer.connection.request('ping');
+    const ping = await peer.next(3);
+    await peer.send({ jsonrpc: '2.0', id: ping.id, result: { pong: true } });
+    await expect(ok).resolves.toEqual({ pong: true });
+  });
+
+  it('progress resets the timeout but never past maxTotalTimeoutMs', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const reports: number[] = [];
+    const started = Date.now();
+    const call = peer.connection.request(
+      'tools/call',
+      { name: 'long' },
+      { timeoutMs: 100, maxTotalTimeoutMs: 400, onprogress: (p) => reports.push(p.progress as number) },
+    );
+    const sent = await peer.next();
+    const token = (sent.params as { _meta: { progressToken: number } })._meta.progressToken;
+    expect(token).toBe(sent.id);
+    const ticker = setInterval(() => {
+      void peer.send({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: reports.length + 1 },
+      });
+    }, 40);
+    try {
+      const error = await call.catch((e: unknown) => e);
+      const elapsed = Date.now() - started;
+      expect((error as LocalError).code).toBe('timeout');
+      expect(reports.length).toBeGreaterThan(3); // progress kept it alive well past 100 ms
+      expect(elapsed).toBeGreaterThanOrEqual(380);
+      expect(elapsed).toBeLessThan(1000);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
+  it('an AbortSignal cancels: rejects at once and tells the peer', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const controller = new AbortController();
+    const call = peer.connection.request('tools/call', { name: 'x' }, { signal: controller.signal });
+    const sent = await peer.next(1);
+    controller.abort('user pressed stop');
+    const error = await call.catch((e: unknown) => e);
+    expect((error as LocalError).code).toBe('cancelled');
+    expect(await peer.next(2)).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: sent.id, reason: 'user pressed stop' },
+    });
+    expect(peer.connection.stats.pending).toBe(0);
+  });
+
+  it('rejects every pending request at once when the transport closes', async () => {
+    const peer = await rawPeer();
+    const calls = [peer.connection.request('a'), peer.connection.request('b'), peer.connection.request('c')];
+    await peer.next(3);
+    await peer.remote.close();
+    for (const call of calls) {
+      const error = await call.catch((e: unknown) => e);
+      expect((error as LocalError).code).toBe('connection_closed');
+    }
+    await expect(peer.connection.request('d')).rejects.toMatchObject({ code: 'connection_closed' });
+    expect(peer.connection.stats).toEqual({ pending: 0, incoming: 0 });
+  });
+});
+
+describe('Connection: incoming messages', () => {
+  it('answers unknown methods with -32601 and keeps serving', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    peer.connection.setRequestHandler('echo', (params) => ({ echoed: params?.value }));
+    await peer.send({ jsonrpc: '2.0', id: 7, method: 'nope' });
+    const error = await peer.next(1);
+    expect(error).toMatchObject({ id: 7, error: { code: -32601 } });
+    expectValid('2025-11-25', messageDefName(error), error);
+    await peer.send({ jsonrpc: '2.0', id: 8, method: 'echo', params: { value: 3 } });
+    expect(await peer.next(2)).toEqual({ jsonrpc: '2.0', id: 8, result: { echoed: 3 } });
+  });
+
+  it('answers invalid requests with -32600 and never leaks stack traces', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    peer.connection.setRequestHandler('boom', () => {
+      throw new Error('database password is hunter2');
+    });
+    await peer.send({ jsonrpc: '2.0', id: 1, method: 'x', params: [1, 2] });
+    expect(await peer.next(1)).toMatchObject({ id: 1, error: { code: -32600 } });
+    await peer.send({ jsonrpc: '2.0', id: 2, method: 'boom' });
+    const failure = await peer.next(2);
+    expect(failure).toMatchObject({ id: 2, error: { code: -32603 } });
+    expect(JSON.stringify(failure)).not.toContain('at ');
+    expect(Object.keys((failure as { error: object }).error)).toEqual(['code', 'message']);
+  });
+
+  it('rejects a duplicate id while the first request is in flight', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    let release!: () => void;
+    peer.connection.setRequestHandler(
+      'wait',
+      () => new Promise((resolve) => (release = () => resolve({ done: true }))),
+    );
+    await peer.send({ jsonrpc: '2.0', id: 'same', method: 'wait' });
+    await peer.send({ jsonrpc: '2.0', id: 'same', method: 'wait' });
+    expect(await peer.next(1)).toMatchObject({ id: 'same', error: { code: -32600 } });
+    release();
+    expect(await peer.next(2)).toEqual({ jsonrpc: '2.0', id: 'same', result: { done: true } });
+  });
+
+  it('the peer cancelling aborts the handler signal and no response is sent', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    let aborted = false;
+    peer.connection.setRequestHandler('long', (_params, context) => {
+      return new Promise((_resolve, reject) => {
+        context.signal.addEventListener('abort', () => {
+          aborted = true;
+          reject(new Error('stopped'));
+        });
+      });
+    });
+    await peer.send({ jsonrpc: '2.0', id: 5, method: 'long' });
+    await new Promise((r) => setTimeout(r, 10));
+    await peer.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(aborted).toBe(true);
+    expect(peer.received).toHaveLength(0);
+    expect(peer.connection.stats.incoming).toBe(0);
+  });
+
+  it('a response for an unknown id is dropped and the connection survives', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    await peer.send({ jsonrpc: '2.0', id: 999, result: {} });
+    const call = peer.connection.request('ping');
+    const sent = await peer.next();
+    await peer.send({ jsonrpc: '2.0', id: sent.id, result: {} });
+    await expect(call).resolves.toEqual({});
+  });
+
+  it('close aborts handlers in flight', async () => {
+    const peer = await rawPeer();
+    let signal: AbortSignal | undefined;
+    peer.connection.setRequestHandler('hang', (_p, context) => {
+      signal = context.signal;
+      return new Promise(() => {});
+    });
+    await peer.send({ jsonrpc: '2.0', id: 1, method: 'hang' });
+    await new Promise((r) => setTimeout(r, 10));
+    await peer.connection.close();
+    expect(signal?.aborted).toBe(true);
+  });
+});
+
+describe('Connection: no leaks', () => {
+  it('100,000 requests leave no pending entries, timers or listeners behind', async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const server = new Connection(b, { hooks: mcpHooks });
+    server.setRequestHandler('echo', (params) => ({ n: params?.n }));
+    const client = new Connection(a, { hooks: mcpHooks });
+    await server.start();
+    await client.start();
+    const controller = new AbortController();
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const batch = 1000;
+    for (let i = 0; i < 100_000; i += batch) {
+      const calls: Array<Promise<unknown>> = [];
+      for (let j = 0; j < batch; j++)
+        calls.push(client.request('echo', { n: i + j }, { signal: controller.signal }));
+      await Promise.all(calls);
+    }
+    expect(client.stats).toEqual({ pending: 0, incoming: 0 });
+    expect(server.stats).toEqual({ pending: 0, incoming: 0 });
+    // Every abort listener was removed when its request settled.
+    const { EventEmitter } = await import('node:events');
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    // Every per-request timeout timer was cleared.
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(
+      timersBefore,
+    );
+    await client.close();
+    expect(client.stats).toEqual({ pending: 0, incoming: 0 });
+  }, 60_000);
+});

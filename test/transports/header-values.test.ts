@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  scanParamHeaders,
+  valueAtPath,
+} from '../../src/transports/http/header-values.js';
+
+describe('Mcp-Param value encoding (2026-07-28 streamable-http: Value Encoding)', () => {
+  it('matches the examples of the specification', () => {
+    expect(encodeHeaderValue('us-west1')).toBe('us-west1');
+    expect(encodeHeaderValue('Hello, 世界')).toBe('=?base64?SGVsbG8sIOS4lueVjA==?=');
+    expect(encodeHeaderValue(' padded ')).toBe('=?base64?IHBhZGRlZCA=?=');
+    expect(encodeHeaderValue('line1\nline2')).toBe('=?base64?bGluZTEKbGluZTI=?=');
+    expect(encodeHeaderValue('=?base64?literal?=')).toBe('=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=');
+  });
+
+  it('round-trips and rejects malformed encodings', () => {
+    for (const value of ['plain', 'Hello, 世界', ' x ', 'a\r\nb', '=?base64?x?=']) {
+      expect(decodeHeaderValue(encodeHeaderValue(value))).toBe(value);
+    }
+    expect(decodeHeaderValue('=?base64?not base64!?=')).toBeUndefined();
+    expect(decodeHeaderValue('caf\u00e9')).toBeUndefined();
+  });
+});
+
+describe('x-mcp-header declarations', () => {
+  it('accepts statically reachable primitive properties', () => {
+    const scan = scanParamHeaders({
+      type: 'object',
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        nested: { type: 'object', properties: { id: { type: 'integer', 'x-mcp-header': 'Item-Id' } } },
+      },
+    });
+    expect(scan).toEqual({
+      ok: true,
+      headers: [
+        { name: 'Region', path: ['region'], type: 'string' },
+        { name: 'Item-Id', path: ['nested', 'id'], type: 'integer' },
+      ],
+    });
+    expect(valueAtPath({ nested: { id: 4 } }, ['nested', 'id'])).toBe(4);
+    expect(valueAtPath({ nested: null }, ['nested', 'id'])).toBeUndefined();
+  });
+
+  it('rejects duplicates, numbers, bad tokens and annotations behind items or anyOf', () => {
+    const bad = [
+      { a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } },
+      { a: { type: 'number', 'x-mcp-header': 'N' } },
+      { a: { type: 'string', 'x-mcp-header': 'Bad Name' } },
+      { a: { type: 'string', 'x-mcp-header': '' } },
+      { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } },
+      { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'Choice' }] } },
+    ];
+    for (const properties of bad) expect(scanParamHeaders({ type: 'object', properties }).ok).toBe(false);
+  });
+});
