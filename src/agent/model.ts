@@ -188,7 +188,10 @@ export function parseToolArguments(raw: unknown): Pick<ToolCall, 'arguments' | '
   if (raw === undefined || raw === null || raw === '') return { arguments: {} };
   if (typeof raw === 'object' && !Array.isArray(raw)) return { arguments: raw as Record<string, unknown> };
   if (typeof raw !== 'string') {
-    return { arguments: {}, invalidArguments: { raw: JSON.stringify(raw), error: 'arguments must be an object' } };
+    return {
+      arguments: {},
+      invalidArguments: { raw: JSON.stringify(raw), error: 'arguments must be an object' },
+    };
   }
   let parsed: unknown;
   try {

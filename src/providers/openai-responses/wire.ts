@@ -36,7 +36,8 @@ export function responsesRequestBody(
       };
     });
     const choice = request.toolChoice;
-    if (choice) body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+    if (choice)
+      body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
   }
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -75,7 +76,11 @@ function inputItems(messages: readonly ChatMessage[]): unknown[] {
         }
         break;
       case 'tool':
-        items.push({ type: 'function_call_output', call_id: message.toolCallId, output: callOutput(message) });
+        items.push({
+          type: 'function_call_output',
+          call_id: message.toolCallId,
+          output: callOutput(message),
+        });
         break;
     }
   }
@@ -88,7 +93,9 @@ function callOutput(result: ToolResultMessage) {
     return resultText(result);
   }
   const parts = inputContent(result.content) as unknown[];
-  return result.isError ? [{ type: 'input_text', text: resultText({ ...result, content: '' }) }, ...parts] : parts;
+  return result.isError
+    ? [{ type: 'input_text', text: resultText({ ...result, content: '' }) }, ...parts]
+    : parts;
 }
 
 export function responsesUsage(usage: any): Usage | undefined {
@@ -101,7 +108,8 @@ export function responsesStopReason(response: any, hasCalls: boolean): { stop: S
   const status = response?.status;
   if (status === 'incomplete') {
     const reason = response?.incomplete_details?.reason;
-    const stop = reason === 'max_output_tokens' ? 'max_tokens' : reason === 'content_filter' ? 'refusal' : 'other';
+    const stop =
+      reason === 'max_output_tokens' ? 'max_tokens' : reason === 'content_filter' ? 'refusal' : 'other';
     return { stop, raw: String(reason ?? status) };
   }
   return { stop: hasCalls ? 'tool_calls' : status === 'completed' ? 'stop' : 'other', raw: String(status) };

@@ -8,7 +8,7 @@ import {
   type Usage,
 } from '../../agent/model.js';
 import { type HttpOptions, postJson, readJson } from '../shared/http.js';
-import { eventJson, readEvents } from '../shared/sse.js';
+import { eventJson, readEvents, streamError } from '../shared/sse.js';
 import { checkTools, syntheticCallId } from '../shared/tools.js';
 import { chatRequestBody, chatResponse, chatStopReason, chatUsage } from './wire.js';
 
@@ -42,7 +42,8 @@ export class OpenAIChatModel implements ChatModel {
     const open = await this.post(request, false);
     const body = await readJson(this.provider, open);
     const response = chatResponse(body);
-    if (!response) throw new ModelError(this.provider, 'invalid_response', 'response has no choices[0].message');
+    if (!response)
+      throw new ModelError(this.provider, 'invalid_response', 'response has no choices[0].message');
     return response;
   }
 
@@ -64,15 +65,18 @@ export class OpenAIChatModel implements ChatModel {
       const delta = choice.delta ?? {};
       if (typeof delta.content === 'string' && delta.content !== '') yield acc.textDelta(delta.content);
       for (const fragment of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-        // Some compatible servers omit `index`; their calls are keyed by id, or continue the current one.
+        // Some compatible servers omit `index`: a fragment is then keyed by its id; without one, a name
+        // starts a new call and anything else continues the current one.
         const key: unknown = typeof fragment.index === 'number' ? fragment.index : fragment.id || undefined;
-        let index = key === undefined && current >= 0 ? current : indexes.get(key);
+        const continues = key === undefined && current >= 0 && !fragment.function?.name;
+        let index = continues ? current : indexes.get(key);
         if (index === undefined) {
           if (current >= 0) yield acc.endToolCall(current);
           index = indexes.size;
-          indexes.set(key ?? index, index);
+          indexes.set(key ?? `unkeyed-${index}`, index);
           current = index;
-          const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : syntheticCallId('call_');
+          const id =
+            typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : syntheticCallId('call_');
           yield acc.startToolCall(index, id, String(fragment.function?.name ?? ''));
         }
         const args = fragment.function?.arguments;
@@ -94,12 +98,12 @@ export class OpenAIChatModel implements ChatModel {
     });
     const headers: Record<string, string> = stream ? { accept: 'text/event-stream' } : {};
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    return postJson(this.options, { provider: this.provider, url: this.url, headers, body, signal: request.signal });
+    return postJson(this.options, {
+      provider: this.provider,
+      url: this.url,
+      headers,
+      body,
+      signal: request.signal,
+    });
   }
-}
-
-/** An `{error}` object sent inside an event stream (after a 200, so no status applies). */
-export function streamError(provider: string, error: any): ModelError {
-  const message = typeof error?.message === 'string' ? error.message : JSON.stringify(error);
-  return new ModelError(provider, 'http', `stream error: ${message}`, { body: error });
 }

@@ -96,8 +96,12 @@ function chatMessages(messages: readonly ChatMessage[]): unknown[] {
         const note = images.length > 0 ? `\n[${images.length} image(s) attached in the next message]` : '';
         out.push({ role: 'tool', tool_call_id: message.toolCallId, content: resultText(message) + note });
         if (images.length > 0) {
-          pendingImages.push({ type: 'text', text: `Images from tool ${message.name} (${message.toolCallId}):` });
-          for (const image of images) pendingImages.push({ type: 'image_url', image_url: { url: dataUrl(image) } });
+          pendingImages.push({
+            type: 'text',
+            text: `Images from tool ${message.name} (${message.toolCallId}):`,
+          });
+          for (const image of images)
+            pendingImages.push({ type: 'image_url', image_url: { url: dataUrl(image) } });
         }
         break;
       }
@@ -108,11 +112,16 @@ function chatMessages(messages: readonly ChatMessage[]): unknown[] {
 }
 
 function chatToolCall(call: ToolCall) {
-  return { id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } };
+  return {
+    id: call.id,
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  };
 }
 
 export function chatStopReason(reason: unknown, hasCalls: boolean): StopReason {
-  if (reason === 'tool_calls' || reason === 'function_call' || (hasCalls && reason === 'stop')) return 'tool_calls';
+  if (reason === 'tool_calls' || reason === 'function_call' || (hasCalls && reason === 'stop'))
+    return 'tool_calls';
   if (reason === 'stop') return 'stop';
   if (reason === 'length') return 'max_tokens';
   if (reason === 'content_filter') return 'refusal';

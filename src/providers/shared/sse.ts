@@ -57,6 +57,16 @@ export function eventJson(provider: string, event: EventSourceMessage): any {
   try {
     return JSON.parse(event.data);
   } catch {
-    throw new ModelError(provider, 'invalid_response', `stream event is not JSON: ${event.data.slice(0, 200)}`);
+    throw new ModelError(
+      provider,
+      'invalid_response',
+      `stream event is not JSON: ${event.data.slice(0, 200)}`,
+    );
   }
+}
+
+/** An `{error}` object sent inside an event stream (after a 200, so no status applies). */
+export function streamError(provider: string, error: any): ModelError {
+  const message = typeof error?.message === 'string' ? error.message : JSON.stringify(error);
+  return new ModelError(provider, 'http', `stream error: ${message}`, { body: error });
 }

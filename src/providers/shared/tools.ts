@@ -16,7 +16,11 @@ export function checkTools(provider: string, tools: readonly ToolDefinition[] | 
   const seen = new Set<string>();
   for (const tool of tools ?? []) {
     if (!TOOL_NAME.test(tool.name)) {
-      throw new ModelError(provider, 'config', `tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME}`);
+      throw new ModelError(
+        provider,
+        'config',
+        `tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME}`,
+      );
     }
     if (seen.has(tool.name)) throw new ModelError(provider, 'config', `duplicate tool name ${tool.name}`);
     seen.add(tool.name);

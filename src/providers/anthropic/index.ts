@@ -1,0 +1,1 @@
+export { AnthropicModel, type AnthropicOptions } from './model.js';

@@ -1,0 +1,2 @@
+export { GeminiModel, type GeminiOptions } from './model.js';
+export { toGeminiSchema } from './schema.js';

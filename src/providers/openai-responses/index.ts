@@ -1,0 +1,1 @@
+export { OpenAIResponsesModel, type OpenAIResponsesOptions } from './model.js';

@@ -1,0 +1,2 @@
+export { OpenAIChatModel, type OpenAIChatOptions } from './model.js';
+export { toStrictSchema } from './strict.js';
