@@ -17,7 +17,7 @@ const allowed: Record<string, string[]> = {
   client: ['util', 'jsonrpc', 'mcp', 'transports', 'client'],
   auth: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'auth'],
   agent: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'auth', 'agent'],
-  providers: ['util', 'providers', 'agent/model'],
+  providers: ['util', 'providers', 'agent/model.js'],
   conformance: ['*'],
   cli: ['*'],
   'index.ts': ['util', 'jsonrpc', 'mcp'],

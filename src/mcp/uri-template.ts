@@ -169,7 +169,7 @@ function captureFor(expression: Expression): string {
     case '+':
       return '([^?#]*)';
     case '#':
-      return '(?:#(.*))?';
+      return '(#.*)?';
     case '.':
       return '((?:\\.[^/?#.]*)*)';
     case '/':
@@ -177,39 +177,49 @@ function captureFor(expression: Expression): string {
     case ';':
       return '((?:;[^/?#;]*)*)';
     case '?':
-      return '(?:\\?([^#]*))?';
+      return '(\\?[^#]*)?';
     case '&':
-      return '(?:&([^#]*))?';
+      return '(&[^#]*)?';
   }
 }
 
-/** Assigns the captured text of one expression to its variables; false when a value cannot be decoded. */
+/** Assigns the captured text of one expression to its variables; false when it cannot be read. */
 function readExpression(expression: Expression, captured: string, into: UriVariables): boolean {
+  if (captured === '') return true;
   const rules = RULES[expression.operator];
-  const body = rules.first !== '' && captured.startsWith(rules.first) ? captured.slice(rules.first.length) : captured;
+  if (rules.first !== '' && !captured.startsWith(rules.first)) return false;
+  const body = captured.slice(rules.first.length);
   if (rules.named) return readNamed(expression, body, rules.separator, into);
-  const pieces = body === '' ? [] : body.split(expression.vars.length > 1 || expression.vars[0]?.explode ? rules.separator : '\u0000');
-  if (expression.vars.length === 1 && expression.vars[0]) {
-    const spec = expression.vars[0];
-    if (spec.explode || (expression.operator !== '/' && expression.operator !== '.' && body.includes(','))) {
-      const values = (spec.explode ? pieces : body.split(',')).map(decode);
-      if (values.some((v) => v === undefined)) return false;
-      if (values.length > 0) into[spec.name] = spec.explode || values.length > 1 ? (values as string[]) : (values[0] as string);
-      return true;
-    }
-    const value = decode(body);
-    if (value === undefined) return false;
-    if (body !== '' || expression.operator === '' || expression.operator === '+') into[spec.name] = value;
-    return true;
+  const vars = expression.vars;
+  const only = vars.length === 1 ? vars[0] : undefined;
+  if (only && !only.explode) {
+    // Simple expansion encodes ',' inside a value, so a raw ',' separates list items; reserved expansion keeps
+    // ',' as data. '.' and '/' expand one segment per variable.
+    if ((expression.operator === '.' || expression.operator === '/') && body.includes(rules.separator)) return false;
+    const values = expression.operator === '' ? body.split(',') : [body];
+    return assign(into, only.name, values, values.length > 1);
   }
-  for (let i = 0; i < expression.vars.length; i++) {
-    const spec = expression.vars[i];
+  const pieces = body.split(rules.separator);
+  for (let i = 0; i < vars.length; i++) {
+    const spec = vars[i];
+    if (!spec) continue;
+    const isLast = i === vars.length - 1;
+    if (isLast && spec.explode) return assign(into, spec.name, pieces.slice(i), true);
     const piece = pieces[i];
-    if (!spec || piece === undefined) continue;
-    const value = decode(piece);
-    if (value === undefined) return false;
-    into[spec.name] = value;
+    if (piece === undefined) return true;
+    if (!assign(into, spec.name, [piece], false)) return false;
   }
+  return pieces.length <= vars.length;
+}
+
+function assign(into: UriVariables, name: string, raw: string[], asList: boolean): boolean {
+  const values: string[] = [];
+  for (const item of raw) {
+    const value = decode(item);
+    if (value === undefined) return false;
+    values.push(value);
+  }
+  into[name] = asList ? values : (values[0] ?? '');
   return true;
 }
 

@@ -1,0 +1,206 @@
+// One measurement cell: a fresh client process for one (scenario, implementation) pair. It starts the
+// server child itself, warms up, measures, and prints `RESULT <json>`. A fresh process per cell keeps
+// JIT and GC state of one implementation from leaking into another's numbers.
+import { performance } from 'node:perf_hooks';
+import { childPids, memKB, serverCommand, startHttpServer } from './lib/proc.mjs';
+import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
+import { ECHO_TEXT, ORDER_ARGS } from './lib/tools.mjs';
+
+const spec = JSON.parse(process.argv[2]);
+const impl = await import(`./clients/${spec.impl}.mjs`);
+const now = () => performance.now();
+const echoArgs = { text: ECHO_TEXT };
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function check(result, expected) {
+  const text = result?.content?.[0]?.text;
+  if (text !== expected) throw new Error(`unexpected result: ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+// Sequential round trips for `ms`; returns ops/s and latency percentiles (ms).
+async function sequential(op, ms, keepLatencies, minOps = 1) {
+  const lat = keepLatencies ? [] : undefined;
+  const start = now();
+  const end = start + ms;
+  let n = 0;
+  let t = start;
+  while (t < end || n < minOps) {
+    await op();
+    const t2 = now();
+    lat?.push(t2 - t);
+    t = t2;
+    n++;
+  }
+  const out = { ops: n, rps: n / ((t - start) / 1000) };
+  if (lat) {
+    lat.sort((a, b) => a - b);
+    out.p50 = percentile(lat, 50);
+    out.p99 = percentile(lat, 99);
+  }
+  return out;
+}
+
+// `concurrency` callers, each looping sequentially, for `ms`.
+async function concurrent(op, concurrency, ms) {
+  const start = now();
+  const end = start + ms;
+  let n = 0;
+  const worker = async () => {
+    while (now() < end) {
+      await op();
+      n++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { ops: n, rps: n / ((now() - start) / 1000) };
+}
+
+async function withStdio(serverArgs, fn) {
+  const client = await impl.connectStdio(serverCommand(spec.impl, ['--transport=stdio', ...serverArgs]));
+  const pid = client.pid ?? childPids()[0];
+  try {
+    return await fn(client, pid);
+  } finally {
+    await client.close();
+  }
+}
+
+async function withHttp(serverArgs, fn) {
+  const server = await startHttpServer(spec.impl, ['--transport=http', `--mode=${spec.mode}`, ...serverArgs]);
+  try {
+    const client = await impl.connectHttp(server.url, { mode: spec.mode });
+    try {
+      return await fn(client, server.child.pid);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+const echo = (client) => async () => check(await client.call('echo', echoArgs), ECHO_TEXT);
+const warm = (op) => sequential(op, spec.warmupMs, false);
+
+async function heldMemory(client, pid) {
+  const callText = async (name, args) => (await client.call(name, args)).content[0].text;
+  const heapOf = async () => Number((await client.call('count', { gc: true })).content[1].text);
+  await warm(echo(client));
+  // Warm the hold path too, so the measured delta is per-request state, not first-use code.
+  const warmHeld = Array.from({ length: 100 }, () => client.call('hold', {}));
+  while (Number(await callText('count', {})) < 100);
+  await callText('release', {});
+  await Promise.all(warmHeld);
+  const serverHeap0 = await heapOf();
+  globalThis.gc?.();
+  const server0 = memKB(pid, 'VmRSS');
+  const client0 = memKB(process.pid, 'VmRSS');
+  const clientHeap0 = process.memoryUsage().heapUsed;
+  const held = Array.from({ length: spec.inFlight }, () => client.call('hold', {}));
+  while (Number(await callText('count', {})) < spec.inFlight);
+  const serverHeap1 = await heapOf();
+  globalThis.gc?.();
+  const server1 = memKB(pid, 'VmRSS');
+  const client1 = memKB(process.pid, 'VmRSS');
+  const clientHeap1 = process.memoryUsage().heapUsed;
+  if (Number(await callText('release', {})) !== spec.inFlight) throw new Error('release count mismatch');
+  await Promise.all(held);
+  return {
+    serverKB: server1 - server0,
+    clientKB: client1 - client0,
+    serverHeapKB: (serverHeap1 - serverHeap0) / 1024,
+    clientHeapKB: (clientHeap1 - clientHeap0) / 1024,
+  };
+}
+
+const scenarios = {
+  'stdio-seq': () =>
+    withStdio([], async (client) => {
+      await warm(echo(client));
+      return sequential(echo(client), spec.durationMs, true);
+    }),
+  'stdio-par': () =>
+    withStdio([], async (client, pid) => {
+      await warm(echo(client));
+      const r = await concurrent(echo(client), spec.concurrency, spec.durationMs);
+      return { ...r, serverPeakKB: memKB(pid, 'VmHWM'), clientPeakKB: memKB(process.pid, 'VmHWM') };
+    }),
+  'stdio-held': () => withStdio([], heldMemory),
+  'stdio-list': () =>
+    withStdio(['--minimal', `--tools=${spec.tools}`], async (client) => {
+      const op = async () => {
+        const tools = await client.list();
+        if (tools.length !== spec.tools + 1) throw new Error(`listed ${tools.length} tools`);
+      };
+      await warm(op);
+      return sequential(op, spec.durationMs, true, spec.minOps);
+    }),
+  'stdio-validate': () =>
+    withStdio([], async (client) => {
+      const op = async () => check(await client.call('order', ORDER_ARGS), '10');
+      await warm(op);
+      return sequential(op, spec.durationMs, true);
+    }),
+  'http-seq': () =>
+    withHttp(spec.serverArgs ?? [], async (client) => {
+      await warm(echo(client));
+      return sequential(echo(client), spec.durationMs, true);
+    }),
+  'http-par': () =>
+    withHttp(spec.serverArgs ?? [], async (client) => {
+      await warm(echo(client));
+      return concurrent(echo(client), spec.concurrency, spec.durationMs);
+    }),
+  startup: async () => {
+    const times = [];
+    for (let i = 0; i < spec.repeat; i++) {
+      const start = now();
+      const client = await impl.connectStdio(serverCommand(spec.impl, ['--transport=stdio']));
+      const tools = await client.list();
+      times.push(now() - start);
+      if (tools.length !== 5) throw new Error(`startup listed ${tools.length} tools`);
+      await client.close();
+    }
+    times.sort((a, b) => a - b);
+    return { ms: times[Math.floor(times.length / 2)], times };
+  },
+  agent: async () => {
+    const turnsPerRun = 10;
+    const commands = [1, 2, 3].map(() => serverCommand('raw', ['--transport=stdio']));
+    const model = zeroLatencyModel(turnsPerRun);
+    let loop;
+    if (spec.impl === 'agentforge') loop = await agentforgeLoop(commands, model, turnsPerRun + 1);
+    else {
+      const servers = await Promise.all(
+        commands.map(async (c, i) => ({ name: `s${i + 1}`, client: await impl.connectStdio(c) })),
+      );
+      loop = {
+        run: await handLoop(servers, model, turnsPerRun + 1),
+        close: () => Promise.all(servers.map((s) => s.client.close())),
+      };
+    }
+    try {
+      const once = async () => {
+        const r = await loop.run('go');
+        if (r.steps !== turnsPerRun + 1 || r.answer !== 'done') throw new Error(`run ended: ${JSON.stringify(r)}`);
+      };
+      const warmEnd = now() + spec.warmupMs;
+      do await once();
+      while (now() < warmEnd);
+      const runs = Math.max(1, Math.round(spec.turns / turnsPerRun));
+      const start = now();
+      for (let i = 0; i < runs; i++) await once();
+      const turns = runs * turnsPerRun;
+      return { msPerTurn: (now() - start) / turns, turns };
+    } finally {
+      await loop.close();
+    }
+  },
+};
+
+const result = await scenarios[spec.scenario]();
+process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+process.exit(0);

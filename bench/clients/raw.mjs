@@ -1,0 +1,70 @@
+// The raw lower bound's client: newline JSON over a child's pipes, and node:http with a keep-alive agent.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { onLines } from '../lib/lines.mjs';
+
+export const name = 'raw';
+
+export async function connectStdio({ command, args }) {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const pending = new Map();
+  let nextId = 1;
+  child.stdout.setEncoding('utf8');
+  onLines(child.stdout, (line) => {
+    const msg = JSON.parse(line);
+    const resolve = pending.get(msg.id);
+    pending.delete(msg.id);
+    resolve?.(msg.result);
+  });
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  return {
+    pid: child.pid,
+    call: (name, args) => request('tools/call', { name, arguments: args }),
+    list: async () => (await request('tools/list', {})).tools,
+    close: async () => {
+      child.stdin.end();
+      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r()));
+    },
+  };
+}
+
+export async function connectHttp(url) {
+  const agent = new http.Agent({ keepAlive: true });
+  const { hostname, port, pathname } = new URL(url);
+  let nextId = 1;
+  const request = (method, params) =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params });
+      const req = http.request(
+        {
+          agent,
+          hostname,
+          port,
+          path: pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')).result));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return {
+    call: (name, args) => request('tools/call', { name, arguments: args }),
+    list: async () => (await request('tools/list', {})).tools,
+    close: async () => agent.destroy(),
+  };
+}

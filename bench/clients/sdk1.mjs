@@ -1,0 +1,29 @@
+// Client side on the official SDK v1 (@modelcontextprotocol/sdk 1.x).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export const name = 'sdk1';
+
+function wrap(client, transport) {
+  return {
+    pid: transport.pid ?? undefined,
+    call: (name, args) => client.callTool({ name, arguments: args }),
+    list: async () => (await client.listTools()).tools,
+    close: () => client.close(),
+  };
+}
+
+export async function connectStdio({ command, args }) {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+  await client.connect(transport);
+  return wrap(client, transport);
+}
+
+export async function connectHttp(url) {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return wrap(client, transport);
+}

@@ -1,0 +1,64 @@
+// Process helpers: memory from /proc (Linux), spawning an HTTP server child and waiting for its port.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+// VmHWM is the peak resident set size, VmRSS the current one (kB).
+export function memKB(pid, field) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function childPids(pid = process.pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+// BENCH_SERVER_FLAGS adds node flags to server children (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+const serverFlags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+
+export function serverCommand(impl, serverArgs) {
+  return {
+    command: process.execPath,
+    args: ['--expose-gc', ...serverFlags, `${BENCH_DIR}servers/${impl}.mjs`, ...serverArgs],
+  };
+}
+
+// Spawns an HTTP server child and resolves once it prints `LISTENING <port>`.
+export function startHttpServer(impl, serverArgs) {
+  const { command, args } = serverCommand(impl, serverArgs);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk) => {
+      out += chunk;
+      const m = out.match(/LISTENING (\d+)/);
+      if (!m) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({
+        child,
+        url: `http://127.0.0.1:${m[1]}/mcp`,
+        stop: () =>
+          new Promise((r) => {
+            if (child.exitCode !== null) return r();
+            child.once('exit', r);
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${impl} server exited (${code}) before listening: ${out}`)));
+  });
+}

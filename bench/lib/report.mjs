@@ -1,0 +1,131 @@
+// Aggregation (median, min-max over repetitions) and the markdown report.
+const NAMES = { raw: 'raw', agentforge: 'agentforge', sdk2: 'SDK v2', sdk1: 'SDK v1' };
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+// -> Map rowId -> { row, byImpl: { impl: { median, min, max, n } } }
+export function summarize(rows, samples, impls) {
+  const out = new Map();
+  for (const row of rows) {
+    if (row.derived) continue;
+    const byImpl = {};
+    for (const impl of impls) {
+      const results = samples[row.cell]?.[impl] ?? [];
+      const values = row.pooled ? results.flatMap(row.pooled) : results.map(row.metric);
+      const finite = values.filter((v) => Number.isFinite(v));
+      if (finite.length === 0) continue;
+      byImpl[impl] = { median: median(finite), min: Math.min(...finite), max: Math.max(...finite), n: finite.length };
+    }
+    out.set(row.id, { row, byImpl });
+  }
+  const m = (id, impl) => out.get(id)?.byImpl[impl]?.median;
+  for (const row of rows) {
+    if (!row.derived) continue;
+    const byImpl = {};
+    for (const impl of impls) {
+      const v = row.derived(m, impl);
+      if (Number.isFinite(v)) byImpl[impl] = { median: v, n: 1 };
+    }
+    out.set(row.id, { row, byImpl });
+  }
+  // Keep the declared row order.
+  return new Map(rows.filter((r) => out.has(r.id)).map((r) => [r.id, out.get(r.id)]));
+}
+
+function fmt(v, unit) {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  if (unit === 'calls/s') return v >= 100 ? String(Math.round(v)) : v.toFixed(1);
+  if (unit === 'ms') return v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
+  if (unit === 'MB') return v.toFixed(1);
+  return v.toFixed(2);
+}
+
+function cell(stat, unit) {
+  if (!stat) return '–';
+  const range = stat.n > 1 ? ` (${fmt(stat.min, unit)}–${fmt(stat.max, unit)})` : '';
+  return `${fmt(stat.median, unit)}${range}`;
+}
+
+// Ratio to raw: throughput as a fraction of raw, cost as a multiple of raw.
+const vsRaw = (stat, raw) => (stat && raw && raw.median > 0 ? stat.median / raw.median : undefined);
+// agentforge's advantage over another implementation: > 1 means agentforge is ahead.
+const advantage = (row, af, other) => {
+  if (!af || !other || af.median <= 0 || other.median <= 0) return undefined;
+  return row.kind === 'throughput' ? af.median / other.median : other.median / af.median;
+};
+
+function targetMark(row, byImpl) {
+  if (!row.target || !byImpl.agentforge) return '';
+  const value = row.target.absolute ? byImpl.agentforge.median : vsRaw(byImpl.agentforge, byImpl.raw);
+  if (value === undefined) return '';
+  const ok = row.target.op === '>=' ? value >= row.target.value : value <= row.target.value;
+  return `${ok ? 'met' : 'MISSED'} (${row.target.op} ${row.target.value}${row.target.absolute ? '' : ' of raw'})`;
+}
+
+const x = (v) => (v === undefined ? '–' : `${v.toFixed(2)}x`);
+
+export function renderMarkdown({ summary, impls, machine, config, quick, elapsedS, errors }) {
+  const lines = [];
+  lines.push('# agentforge benchmarks');
+  lines.push('');
+  lines.push(
+    `Machine: ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, ${machine.platform}; ` +
+      `load average at end ${machine.loadavg}.`,
+  );
+  lines.push(
+    `Run: ${quick ? 'quick smoke run' : 'full run'}, ${config.reps} repetition(s) per cell, ` +
+      `${config.warmupMs} ms warm-up + ${config.durationMs} ms measured per cell, ` +
+      `startup pooled over ${config.startupPerRep * config.reps} spawns; took ${elapsedS.toFixed(0)} s. ` +
+      'Values: median (min–max over repetitions).',
+  );
+  lines.push('');
+  const head = ['Scenario', 'unit', ...impls.map((i) => NAMES[i] ?? i)];
+  const ratioImpls = impls.filter((i) => i !== 'raw');
+  head.push(...ratioImpls.map((i) => `${NAMES[i] ?? i} / raw`));
+  const hasAf = impls.includes('agentforge');
+  if (hasAf) head.push('af ahead of v2', 'af ahead of v1', 'agentforge target');
+  lines.push(`| ${head.join(' | ')} |`);
+  lines.push(`|${head.map(() => '---').join('|')}|`);
+  for (const { row, byImpl } of summary.values()) {
+    const cols = [row.label, row.unit, ...impls.map((i) => cell(byImpl[i], row.unit))];
+    cols.push(...ratioImpls.map((i) => (row.unit === 'x' ? '' : x(vsRaw(byImpl[i], byImpl.raw)))));
+    if (hasAf) {
+      cols.push(x(advantage(row, byImpl.agentforge, byImpl.sdk2)));
+      cols.push(x(advantage(row, byImpl.agentforge, byImpl.sdk1)));
+      cols.push(targetMark(row, byImpl));
+    }
+    lines.push(`| ${cols.join(' | ')} |`);
+  }
+  lines.push('');
+  lines.push('Notes:');
+  lines.push(
+    '- Ratios "/ raw": for calls/s a fraction of the raw lower bound (higher is better); for ms and MB a ' +
+      'multiple of raw (lower is better). "af ahead of vN" > 1 means agentforge is faster / leaner.',
+  );
+  lines.push(
+    '- raw = newline JSON over a pipe with a tiny child, and a minimal node:http JSON-RPC server + node:http ' +
+      'keep-alive client; no validation, no protocol handshake.',
+  );
+  lines.push(
+    '- SDK v2 client negotiates with versionNegotiation "auto" (2026-07-28 against its own server; the ' +
+      'startup includes its server/discover probe on a sibling process). SDK v2 HTTP server: createMcpHandler ' +
+      '(per-request factory) on node:http through @hono/node-server. SDK v1 has no 2026-07-28 mode: its ' +
+      '"modern" HTTP rows use v1\'s stateless pattern (fresh server + transport per request, 2025 handshake).',
+  );
+  lines.push('- SDK servers declare tools with zod (their idiomatic path); agentforge and raw with JSON Schema.');
+  lines.push(
+    '- Memory per 1,000 in-flight: RSS after 1,000 held tools/call requests minus before (after a forced GC ' +
+      'in both processes), stdio.',
+  );
+  if (errors.length) {
+    lines.push('');
+    lines.push('Errors:');
+    for (const e of errors) lines.push(`- ${e.replace(/\|/g, '/')}`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}

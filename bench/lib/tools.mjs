@@ -1,0 +1,109 @@
+// Tool definitions shared by every benchmark server, so each implementation serves the same
+// semantics and the same payloads. JSON Schema here; servers built on the official SDKs build the
+// equivalent zod schemas (their idiomatic path) from bench/lib/zod-tools.mjs.
+
+export const ECHO_TEXT = 'The quick brown fox jumps over the lazy dog; benchmark payload 0123456789abcdef.';
+
+export const echoSchema = {
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text'],
+};
+
+// A non-trivial input schema: nested objects, arrays of objects, a pattern, enums and bounds.
+export const orderSchema = {
+  type: 'object',
+  properties: {
+    user: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 100 },
+        email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$' },
+        age: { type: 'integer', minimum: 0, maximum: 150 },
+      },
+      required: ['name', 'email'],
+      additionalProperties: false,
+    },
+    tags: { type: 'array', items: { type: 'string', maxLength: 32 }, maxItems: 16 },
+    options: {
+      type: 'object',
+      properties: {
+        mode: { type: 'string', enum: ['fast', 'safe', 'thorough'] },
+        retries: { type: 'integer', minimum: 0, maximum: 10 },
+        verbose: { type: 'boolean' },
+      },
+      required: ['mode'],
+    },
+    items: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          qty: { type: 'number', exclusiveMinimum: 0 },
+          note: { type: 'string' },
+        },
+        required: ['id', 'qty'],
+      },
+    },
+  },
+  required: ['user', 'items'],
+};
+
+export const ORDER_ARGS = {
+  user: { name: 'Ada Lovelace', email: 'ada@example.org', age: 36 },
+  tags: ['priority', 'gift', 'fragile', 'eu'],
+  options: { mode: 'safe', retries: 3, verbose: false },
+  items: Array.from({ length: 10 }, (_, i) => ({ id: i + 1, qty: i + 0.5, note: `item ${i + 1}` })),
+};
+
+export const fillerSchema = {
+  type: 'object',
+  properties: {
+    a: { type: 'string', description: 'The primary input string for this tool.' },
+    b: { type: 'number', description: 'An optional numeric knob.' },
+  },
+  required: ['a'],
+};
+
+export const fillerName = (i) => `tool_${String(i).padStart(4, '0')}`;
+export const fillerDescription = (i) => `Filler tool number ${i}: does one small thing with its input.`;
+
+export const textResult = (text) => ({ content: [{ type: 'text', text }] });
+
+// hold/release/count: requests held in flight on the server to measure memory per in-flight request.
+const held = [];
+export function hold() {
+  return new Promise((resolve) => held.push(resolve));
+}
+export function release() {
+  const n = held.length;
+  for (const resolve of held.splice(0)) resolve(textResult('released'));
+  return textResult(String(n));
+}
+// With gc: true, collects garbage first and adds the V8 heap in use as a second text block.
+export function count(args) {
+  if (args?.gc !== true) return textResult(String(held.length));
+  globalThis.gc?.();
+  const heap = String(process.memoryUsage().heapUsed);
+  return { content: [{ type: 'text', text: String(held.length) }, { type: 'text', text: heap }] };
+}
+
+// Server command-line options, identical for every implementation.
+export function parseServerArgs(argv = process.argv.slice(2)) {
+  const opts = { transport: 'stdio', mode: 'modern', tools: 0, minimal: false };
+  for (const arg of argv) {
+    const [k, v] = arg.replace(/^--/, '').split('=');
+    if (k === 'transport') opts.transport = v;
+    else if (k === 'mode') opts.mode = v;
+    else if (k === 'tools') opts.tools = Number(v);
+    else if (k === 'minimal') opts.minimal = true;
+  }
+  return opts;
+}
+
+export function announcePort(server) {
+  const { port } = server.address();
+  process.stdout.write(`LISTENING ${port}\n`);
+}

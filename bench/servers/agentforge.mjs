@@ -1,0 +1,47 @@
+// Benchmark server on agentforge (../dist): serveStdio() for stdio (both eras), listen() for Streamable HTTP
+// (both eras on one endpoint: the client chooses modern or a legacy session).
+import { McpServer } from '../../dist/server/index.js';
+import {
+  count,
+  echoSchema,
+  fillerDescription,
+  fillerName,
+  fillerSchema,
+  hold,
+  orderSchema,
+  parseServerArgs,
+  release,
+  textResult,
+} from '../lib/tools.mjs';
+
+const opts = parseServerArgs();
+const server = new McpServer({ name: 'bench-agentforge', version: '0.1.0' });
+server.registerTool('echo', { description: 'Echo the text back', inputSchema: echoSchema }, ({ text }) =>
+  textResult(text),
+);
+if (!opts.minimal) {
+  server.registerTool('order', { description: 'Validate an order', inputSchema: orderSchema }, (args) =>
+    textResult(String(args.items.length)),
+  );
+  server.registerTool('hold', { description: 'Hold until released', inputSchema: { type: 'object' } }, () => hold());
+  server.registerTool('release', { description: 'Release held calls', inputSchema: { type: 'object' } }, () =>
+    release(),
+  );
+  server.registerTool(
+    'count',
+    { description: 'Count held calls', inputSchema: { type: 'object', properties: { gc: { type: 'boolean' } } } },
+    (args) => count(args),
+  );
+}
+for (let i = 0; i < opts.tools; i++) {
+  server.registerTool(fillerName(i), { description: fillerDescription(i), inputSchema: fillerSchema }, (args) =>
+    textResult(args.a),
+  );
+}
+
+if (opts.transport === 'stdio') {
+  await server.serveStdio();
+} else {
+  const listening = await server.listen({ port: 0, host: '127.0.0.1' });
+  process.stdout.write(`LISTENING ${listening.port}\n`);
+}

@@ -1,0 +1,38 @@
+// The raw lower bound: newline-delimited JSON-RPC over a pipe, or a minimal node:http JSON-RPC server.
+import http from 'node:http';
+import { announcePort, parseServerArgs } from '../lib/tools.mjs';
+import { onLines } from '../lib/lines.mjs';
+import { createRawHandler, respond } from './raw-handler.mjs';
+
+const opts = parseServerArgs();
+const handle = createRawHandler(opts);
+
+if (opts.transport === 'stdio') {
+  const write = (msg, result) => process.stdout.write(`${respond(msg, result)}\n`);
+  process.stdin.setEncoding('utf8');
+  onLines(process.stdin, (line) => {
+    const msg = JSON.parse(line);
+    if (msg.id === undefined) return;
+    const result = handle(msg);
+    if (result instanceof Promise) result.then((r) => write(msg, r));
+    else write(msg, result);
+  });
+  process.stdin.on('end', () => process.exit(0));
+} else {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (msg.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const body = respond(msg, await handle(msg));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => announcePort(server));
+}

@@ -1,0 +1,333 @@
+/**
+ * The tool loop (seed frames 5-9): think (ask the model, with the registry's tools) -> the model's tool calls
+ * run in parallel under a concurrency limit (act) -> their results go back as tool messages (observe) ->
+ * again, until the model answers or `maxSteps` turns have passed. The registry refreshes between turns only.
+ */
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { type ApprovalGateOptions, ApprovalGate } from './approval.js';
+import { type AuditSink, auditMiddleware } from './audit.js';
+import type { AgentEvent, RunResult, RunStopReason, ToolCallRecord } from './events.js';
+import type { McpHost } from './host.js';
+import {
+  type AgentMiddleware,
+  type ModelContext,
+  type ModelMiddleware,
+  type Next,
+  type ToolContext,
+  type ToolMiddleware,
+  type ToolOutcome,
+  compose,
+} from './middleware.js';
+import type { ChatMessage, ChatModel, ModelResponse, ToolCall, ToolChoice, Usage } from './model.js';
+import { runLimited } from './pool.js';
+import { type ResultLimits, failureOutcome, toResultParts } from './results.js';
+import { type SamplingOptions, samplingHandler } from './sampling.js';
+
+export interface AgentOptions {
+  readonly model: ChatModel;
+  readonly host: McpHost;
+  /** The system prompt; default none. */
+  readonly system?: string;
+  /** Model turns per run. Default 10. */
+  readonly maxSteps?: number;
+  /** Tool calls of one turn in flight at once. Default 4. */
+  readonly concurrency?: number;
+  readonly middleware?: readonly AgentMiddleware[];
+  readonly approval?: ApprovalGateOptions | ApprovalGate;
+  /** Where audit lines go (see `fileAuditSink`); `user` says on whose behalf. */
+  readonly audit?: { readonly sink: AuditSink; readonly user?: string };
+  readonly resultLimits?: ResultLimits;
+  /** Throw when `tools/call` fails with a protocol error instead of telling the model. Default false. */
+  readonly throwOnProtocolError?: boolean;
+  /** Use the model's streaming API (tokens reach `text_delta` events). Default true. */
+  readonly stream?: boolean;
+  readonly toolChoice?: ToolChoice;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  /** Let servers sample this agent's model (`sampling/createMessage`), each request approved by `approve`. */
+  readonly sampling?: SamplingOptions;
+}
+
+export interface RunOptions {
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: AgentEvent) => void;
+  /** Activate only these groups (plus ungrouped servers). Default: every server. */
+  readonly groups?: readonly string[];
+  /** Earlier messages of the conversation (a chat passes the previous `result.messages`). */
+  readonly history?: readonly ChatMessage[];
+  readonly maxSteps?: number;
+}
+
+interface RunState {
+  readonly runId: string;
+  readonly signal: AbortSignal;
+  readonly emit: (event: AgentEvent) => void;
+  readonly messages: ChatMessage[];
+  readonly records: ToolCallRecord[];
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export class Agent {
+  readonly gate: ApprovalGate;
+  private readonly callModel: Next<ModelContext, ModelResponse>;
+  private readonly callTool: Next<ToolContext, ToolOutcome>;
+  /** Each running run's event sink, by runId (one agent may serve concurrent runs). */
+  private readonly emitters = new Map<string, (event: AgentEvent) => void>();
+
+  constructor(private readonly options: AgentOptions) {
+    this.gate =
+      options.approval instanceof ApprovalGate ? options.approval : new ApprovalGate(this.announced(options.approval));
+    const middleware = options.middleware ?? [];
+    const modelLayers = middleware.flatMap((m) => (m.model ? [m.model] : [])) as ModelMiddleware[];
+    const toolLayers: ToolMiddleware[] = [];
+    if (options.audit) {
+      const user = options.audit.user ?? safeUser();
+      toolLayers.push(auditMiddleware(options.audit.sink, { user, model: options.model.id }));
+    }
+    toolLayers.push(...middleware.flatMap((m) => (m.tool ? [m.tool] : [])));
+    toolLayers.push(this.gate.middleware);
+    this.callModel = compose(modelLayers, (context) => this.modelTurn(context));
+    this.callTool = compose(toolLayers, (context) => this.executeTool(context));
+    if (options.sampling) options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
+  }
+
+  /** Runs one task (or continues a conversation) to an answer. Never throws for tool or model failures. */
+  async run(input: string, options: RunOptions = {}): Promise<RunResult> {
+    const started = Date.now();
+    const runId = randomUUID();
+    const signal = options.signal ?? new AbortController().signal;
+    const emit = options.onEvent ?? (() => undefined);
+    const messages: ChatMessage[] = [...(options.history ?? [])];
+    if (this.options.system && !messages.some((m) => m.role === 'system')) {
+      messages.unshift({ role: 'system', content: this.options.system });
+    }
+    messages.push({ role: 'user', content: input });
+    const state: RunState = { runId, signal, emit, messages, records: [], usage: { inputTokens: 0, outputTokens: 0 } };
+    this.emitters.set(runId, emit);
+    emit({ type: 'run_start', runId, model: this.options.model.id, input });
+    const maxSteps = options.maxSteps ?? this.options.maxSteps ?? 10;
+    let stopReason: RunStopReason = 'max_steps';
+    let answer = '';
+    let error: RunResult['error'];
+    let step = 0;
+    try {
+      while (step < maxSteps) {
+        step++;
+        const response = await this.think(state, step, options.groups);
+        if (response.message.toolCalls.length === 0) {
+          answer = response.message.content;
+          stopReason = turnStop(response);
+          break;
+        }
+        await this.act(state, step, response.message.toolCalls);
+        if (signal.aborted) throw signal.reason;
+      }
+      if (stopReason === 'max_steps') answer = lastAssistantText(messages);
+    } catch (caught) {
+      if (signal.aborted) stopReason = 'cancelled';
+      else if (this.options.throwOnProtocolError && caught instanceof ProtocolFailure) throw caught.cause;
+      else {
+        stopReason = 'error';
+        error = { name: (caught as Error)?.name ?? 'Error', message: (caught as Error)?.message ?? String(caught) };
+      }
+      answer = lastAssistantText(messages);
+    } finally {
+      this.emitters.delete(runId);
+    }
+    if (stopReason === 'answer') emit({ type: 'answer', text: answer });
+    const result: RunResult = {
+      runId,
+      model: this.options.model.id,
+      answer,
+      stopReason,
+      steps: step,
+      messages,
+      toolCalls: state.records,
+      usage: state.usage,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      ...(error ? { error } : {}),
+    };
+    emit({ type: 'done', result });
+    return result;
+  }
+
+  /** The same run as an event stream; the last event is `done` with the result. */
+  async *stream(input: string, options: Omit<RunOptions, 'onEvent'> = {}): AsyncGenerator<AgentEvent> {
+    const queue: AgentEvent[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const running = this.run(input, {
+      ...options,
+      onEvent: (event) => {
+        queue.push(event);
+        wake?.();
+      },
+    }).finally(() => {
+      finished = true;
+      wake?.();
+    });
+    while (true) {
+      const event = queue.shift();
+      if (event) {
+        yield event;
+        continue;
+      }
+      if (finished) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    await running;
+  }
+
+  /** Frame 5-6: refresh the registry (between turns only), then one model turn through the middleware. */
+  private async think(state: RunState, step: number, groups: readonly string[] | undefined): Promise<ModelResponse> {
+    const { host } = this.options;
+    const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
+    const tools = host.registry.definitions(groups);
+    if (step === 1 || (change && change.added.length + change.removed.length + change.changed.length > 0)) {
+      state.emit({ type: 'registry', step, tools: tools.map((t) => t.name), ...(change ? { change } : {}) });
+    }
+    state.emit({ type: 'model_start', step });
+    const request = {
+      messages: [...state.messages],
+      ...(tools.length > 0 ? { tools, toolChoice: this.options.toolChoice ?? 'auto' } : {}),
+      signal: state.signal,
+      ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
+      ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
+    };
+    const response = await this.callModel({ runId: state.runId, step, request });
+    state.messages.push(response.message);
+    if (response.usage) {
+      state.usage.inputTokens += response.usage.inputTokens;
+      state.usage.outputTokens += response.usage.outputTokens;
+    }
+    state.emit({ type: 'model_end', step, response });
+    return response;
+  }
+
+  private async modelTurn(context: ModelContext): Promise<ModelResponse> {
+    const { model } = this.options;
+    if (this.options.stream === false) return model.generate(context.request);
+    const emit = this.emitters.get(context.runId);
+    let response: ModelResponse | undefined;
+    for await (const event of model.stream(context.request)) {
+      if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
+      else if (event.type === 'done') response = event.response;
+    }
+    if (!response) throw new Error(`${model.id}: stream ended without a response`);
+    return response;
+  }
+
+  /** Wraps the approver so UIs see an `approval_request` event before the question is asked. */
+  private announced(options: ApprovalGateOptions | undefined): ApprovalGateOptions | undefined {
+    const approver = options?.approver;
+    if (!options || !approver) return options;
+    return {
+      ...options,
+      approver: (request, signal) => {
+        this.emitters.get(request.runId)?.({ type: 'approval_request', request });
+        return approver(request, signal);
+      },
+    };
+  }
+
+  /** Frames 7-8: every call of the turn through the tool pipeline, results appended in the calls' order. */
+  private async act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
+    const limit = this.options.concurrency ?? 4;
+    const tasks = calls.map((call) => () => this.runCall(state, step, call));
+    const records = await runLimited(tasks, limit);
+    for (const record of records) {
+      state.records.push(record);
+      const parts = toResultParts(record.result, this.options.resultLimits);
+      const onlyText = parts.every((p) => p.type === 'text');
+      state.messages.push({
+        role: 'tool',
+        toolCallId: record.id,
+        name: record.llmName,
+        content: onlyText ? parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') : parts,
+        ...(record.isError ? { isError: true } : {}),
+      });
+    }
+  }
+
+  private async runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
+    const tool = this.options.host.registry.get(call.name);
+    state.emit({ type: 'tool_call', step, call, server: tool?.server ?? null, mcpName: tool?.mcpName ?? null });
+    const startedAt = new Date().toISOString();
+    const started = performance.now();
+    const context: ToolContext = { runId: state.runId, step, call, tool, arguments: call.arguments, signal: state.signal };
+    const outcome = await this.callTool(context);
+    const record: ToolCallRecord = {
+      id: call.id,
+      step,
+      llmName: call.name,
+      server: tool?.server ?? null,
+      mcpName: tool?.mcpName ?? null,
+      arguments: call.arguments,
+      status: outcome.status,
+      isError: outcome.result.isError === true,
+      result: outcome.result,
+      approval: outcome.approval ?? null,
+      ...(outcome.error ? { error: outcome.error } : {}),
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+    };
+    state.emit({ type: 'tool_result', record });
+    return record;
+  }
+
+  /** The pipeline's end: the actual `tools/call` (or the reason it cannot happen). */
+  private async executeTool(context: ToolContext): Promise<ToolOutcome> {
+    const { call, tool } = context;
+    if (!tool) {
+      const known = this.options.host.registry.entries().map((t) => t.llmName);
+      const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
+      return { status: 'unknown_tool', result: { content: [{ type: 'text', text }], isError: true }, error: { message: text } };
+    }
+    if (call.invalidArguments) {
+      const text = `Invalid arguments for ${call.name}: ${call.invalidArguments.error}. Send a JSON object.`;
+      return { status: 'invalid_arguments', result: { content: [{ type: 'text', text }], isError: true }, error: { message: text } };
+    }
+    try {
+      const result = await this.options.host.callTool(tool, context.arguments, { signal: context.signal });
+      return { status: 'ok', result };
+    } catch (error) {
+      const aborted = context.signal.aborted;
+      if (this.options.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
+      return failureOutcome(error, tool.server, tool.mcpName, aborted);
+    }
+  }
+}
+
+/** Carries a protocol error out of the pipeline when `throwOnProtocolError` is set. */
+class ProtocolFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('tool call failed');
+  }
+}
+
+function turnStop(response: ModelResponse): RunStopReason {
+  if (response.stopReason === 'max_tokens') return 'max_tokens';
+  if (response.stopReason === 'refusal') return 'refusal';
+  return 'answer';
+}
+
+function lastAssistantText(messages: readonly ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'assistant' && message.content !== '') return message.content;
+  }
+  return '';
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export type { Usage };

@@ -1,0 +1,159 @@
+/**
+ * Human approval of tool calls. By default every call needs approval: a server's annotations
+ * (`readOnlyHint`, ...) are hints, not trust. Policies pre-approve (`all`, globs over llmNames, a server's
+ * `approval` key); everything else goes to the `approver` (the CLI's prompt), and without one it is denied
+ * and the model is told so. A tool whose description or schema changed after it was approved is asked
+ * about again, with a diff, whatever the policy says.
+ */
+import type { ServerApproval } from './config.js';
+import { GlobSet } from './glob.js';
+import { type ApprovalRecord, type ToolContext, type ToolMiddleware, deniedOutcome } from './middleware.js';
+import type { RegisteredTool } from './registry.js';
+
+/** `all`: approve every call; `none`: approve nothing automatically; globs: approve matching llmNames. */
+export type ApprovalPolicy = 'all' | 'none' | { readonly tools: readonly string[] };
+
+export interface ApprovalRequest {
+  readonly runId: string;
+  readonly tool: RegisteredTool;
+  readonly arguments: Record<string, unknown>;
+  /** `policy`: nothing pre-approves this call; `changed`: the tool changed since it was approved. */
+  readonly reason: 'policy' | 'changed';
+  /** Line diff of the tool's definition (`-` before, `+` now) when `reason` is `changed`. */
+  readonly diff?: string;
+}
+
+/** `always`: approve and stop asking for this tool (until it changes). */
+export type ApprovalAnswer = 'allow' | 'always' | 'deny' | { readonly deny: string };
+
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;
+
+/** Parses the CLI's `--approve all|none|<glob,glob>`. */
+export function parseApprovalPolicy(value: string | undefined): ApprovalPolicy {
+  if (value === undefined || value === 'none') return 'none';
+  if (value === 'all') return 'all';
+  const tools = value
+    .split(',')
+    .map((glob) => glob.trim())
+    .filter(Boolean);
+  return { tools };
+}
+
+interface Approved {
+  readonly fingerprint: string;
+  readonly definition: string;
+  /** Approved for every later call ("always"), not just the one. */
+  readonly always: boolean;
+}
+
+export interface ApprovalGateOptions {
+  readonly policy?: ApprovalPolicy;
+  readonly approver?: Approver;
+  /** Each server's `approval` key from the config. */
+  readonly servers?: ReadonlyMap<string, ServerApproval>;
+}
+
+export class ApprovalGate {
+  private readonly policy: ApprovalPolicy;
+  private readonly policyGlobs: GlobSet;
+  private readonly approved = new Map<string, Approved>();
+
+  constructor(private readonly options: ApprovalGateOptions = {}) {
+    this.policy = options.policy ?? 'none';
+    this.policyGlobs = new GlobSet(typeof this.policy === 'object' ? this.policy.tools : []);
+  }
+
+  /** The gate as the innermost-but-one tool middleware: it sees arguments other middleware produced. */
+  readonly middleware: ToolMiddleware = async (context, next) => {
+    // Calls that cannot run (unknown tool, unparsable arguments) fail further in without bothering anyone.
+    if (!context.tool || context.call.invalidArguments) return next(context);
+    const approval = await this.decide(context, context.tool);
+    if (approval.decision === 'denied') return deniedOutcome(approval.reason ?? 'not approved', approval);
+    const outcome = await next({ ...context, approval });
+    return { ...outcome, approval };
+  };
+
+  async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
+    const configured = this.configured(tool);
+    if (configured === 'deny') return { decision: 'denied', by: 'config', reason: `${tool.server} config denies it` };
+    const prior = this.approved.get(tool.llmName);
+    if (prior && prior.fingerprint !== tool.fingerprint) {
+      return this.ask(context, tool, 'changed', lineDiff(prior.definition, definitionText(tool)));
+    }
+    if (prior?.always) return { decision: 'approved', by: 'user' };
+    if (configured === 'auto') return this.remember(tool, { decision: 'approved', by: 'config' }, true);
+    if (this.policy === 'all' || this.policyGlobs.matches(tool.llmName)) {
+      return this.remember(tool, { decision: 'approved', by: 'policy' }, true);
+    }
+    return this.ask(context, tool, 'policy');
+  }
+
+  private async ask(
+    context: ToolContext,
+    tool: RegisteredTool,
+    reason: 'policy' | 'changed',
+    diff?: string,
+  ): Promise<ApprovalRecord> {
+    const why = reason === 'changed' ? 'the tool changed since it was approved' : 'approval required';
+    if (!this.options.approver) {
+      return { decision: 'denied', by: 'non-interactive', reason: `${why} and no one is there to approve it` };
+    }
+    const request: ApprovalRequest = {
+      runId: context.runId,
+      tool,
+      arguments: context.arguments,
+      reason,
+      ...(diff === undefined ? {} : { diff }),
+    };
+    const answer = await this.options.approver(request, context.signal);
+    if (answer === 'allow' || answer === 'always') {
+      return this.remember(tool, { decision: 'approved', by: 'user' }, answer === 'always');
+    }
+    return { decision: 'denied', by: 'user', reason: typeof answer === 'object' ? answer.deny : 'the user said no' };
+  }
+
+  private remember(tool: RegisteredTool, record: ApprovalRecord, always: boolean): ApprovalRecord {
+    this.approved.set(tool.llmName, { fingerprint: tool.fingerprint, definition: definitionText(tool), always });
+    return record;
+  }
+
+  private configured(tool: RegisteredTool): 'auto' | 'deny' | 'ask' {
+    const setting = this.options.servers?.get(tool.server) ?? 'ask';
+    if (typeof setting === 'string') return setting;
+    if (setting.deny && new GlobSet(setting.deny).matches(tool.mcpName)) return 'deny';
+    if (setting.auto && new GlobSet(setting.auto).matches(tool.mcpName)) return 'auto';
+    return 'ask';
+  }
+}
+
+function definitionText(tool: RegisteredTool): string {
+  return JSON.stringify({ description: tool.description, inputSchema: tool.inputSchema }, null, 2);
+}
+
+/** A minimal line diff (longest common subsequence): `  ` same, `- ` before only, `+ ` now only. */
+export function lineDiff(before: string, after: string): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  // The table is |a| x |b|; past that, show both sides whole rather than spend the memory.
+  if (a.length * b.length > 250_000) return [...a.map((l) => `- ${l}`), ...b.map((l) => `+ ${l}`)].join('\n');
+  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      out.push(`  ${a[i++]}`);
+      j++;
+    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
+      out.push(`+ ${b[j++]}`);
+    } else {
+      out.push(`- ${a[i++]}`);
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,59 @@
+/**
+ * The part of `McpClient` the host uses. Naming it keeps the host honest about its needs and lets a
+ * `Connector` hand in anything with this shape (the real client in production, a pinned-version client,
+ * a client wrapped with logging).
+ */
+import type {
+  CallToolResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ServerCapabilities,
+  Tool,
+} from '../mcp/types.js';
+import type { ServerConfig } from './config.js';
+
+export type ClientEvent = 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged' | 'close';
+
+export interface HostClient {
+  readonly era?: 'handshake' | 'stateless';
+  readonly protocolVersion?: string;
+  readonly serverInfo?: Implementation;
+  readonly serverCapabilities?: ServerCapabilities;
+  readonly instructions?: string;
+  listTools(options?: { signal?: AbortSignal }): Promise<Tool[]>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<CallToolResult>;
+  listResources(options?: { signal?: AbortSignal }): Promise<Resource[]>;
+  readResource(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
+  listPrompts(options?: { signal?: AbortSignal }): Promise<Prompt[]>;
+  getPrompt(
+    params: { name: string; arguments?: Record<string, string> },
+    options?: { signal?: AbortSignal },
+  ): Promise<GetPromptResult>;
+  close(): Promise<void>;
+}
+
+/** Requests a server sends to the host while serving (elicitation, sampling), tagged with the server. */
+export interface ServerRequestHandlers {
+  elicitation?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+  sampling?(params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult>;
+}
+
+export interface ConnectContext {
+  readonly handlers: ServerRequestHandlers;
+  /** Called for the client's list-changed notifications and when the connection closes. */
+  readonly onEvent: (event: ClientEvent) => void;
+  readonly signal: AbortSignal;
+}
+
+/** Opens one server's client. The host applies timeouts and retries around it. */
+export type Connector = (config: ServerConfig, context: ConnectContext) => Promise<HostClient>;

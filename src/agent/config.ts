@@ -1,0 +1,292 @@
+/**
+ * `mcp.json`: the `mcpServers` format Claude Desktop, Cursor and VS Code already write, plus agentforge's own
+ * optional keys per server (`tools.allow`/`tools.deny`, `group`, `timeoutMs`, `approval`, `enabled`, `expose`).
+ * Strings may use `${VAR}` (or VS Code's `${env:VAR}`, or `${VAR:-default}`) to pull secrets from the
+ * environment. Every error names the file, the server and the key.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+
+export type HttpTransportMode = 'streamable-http' | 'sse' | 'auto';
+
+export type ServerTarget =
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly mode: HttpTransportMode;
+    };
+
+/** Per-server approval: `ask` (default), `auto` (pre-approved), `deny`, or globs over the MCP tool names. */
+export type ServerApproval =
+  | 'ask'
+  | 'auto'
+  | 'deny'
+  | { readonly auto?: readonly string[]; readonly deny?: readonly string[] };
+
+export interface ServerConfig {
+  readonly name: string;
+  readonly target: ServerTarget;
+  /** Globs over the server's MCP tool names; empty `allow` means every tool. `deny` wins. */
+  readonly tools: { readonly allow: readonly string[]; readonly deny: readonly string[] };
+  readonly groups: readonly string[];
+  readonly timeoutMs?: number;
+  readonly approval: ServerApproval;
+  readonly enabled: boolean;
+  /** Opt-in: offer the server's resources (read) and prompts (get) to the model as tools too. */
+  readonly expose: { readonly resources: boolean; readonly prompts: boolean };
+}
+
+export interface HostConfig {
+  /** The file the config came from, for messages. */
+  readonly source: string;
+  readonly servers: readonly ServerConfig[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly source: string,
+    readonly server: string | undefined,
+    readonly key: string | undefined,
+    reason: string,
+  ) {
+    const where = [source, server === undefined ? '' : `server "${server}"`, key === undefined ? '' : `key "${key}"`]
+      .filter(Boolean)
+      .join(', ');
+    super(`${where}: ${reason}`);
+  }
+}
+
+const MAX_CONFIG_BYTES = 1024 * 1024;
+const SERVER_KEYS = new Set([
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'type',
+  'tools',
+  'group',
+  'timeoutMs',
+  'approval',
+  'enabled',
+  'expose',
+  // Written by other hosts; accepted and ignored.
+  'disabled',
+  'autoApprove',
+  'alwaysAllow',
+  'envFile',
+  'description',
+]);
+
+export interface LoadConfigOptions {
+  /** Variables for `${VAR}`; default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<HostConfig> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, undefined, undefined, `cannot read: ${(error as Error).message}`);
+  }
+  if (text.length > MAX_CONFIG_BYTES) throw new ConfigError(path, undefined, undefined, 'file is larger than 1 MiB');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(path, undefined, undefined, `not valid JSON: ${(error as Error).message}`);
+  }
+  return parseConfig(json, { ...options, source: path, baseDir: dirname(file) });
+}
+
+export interface ParseConfigOptions extends LoadConfigOptions {
+  readonly source?: string;
+  /** Relative `cwd`s resolve against this directory (the config file's). */
+  readonly baseDir?: string;
+}
+
+export function parseConfig(json: unknown, options: ParseConfigOptions = {}): HostConfig {
+  const source = options.source ?? 'mcp.json';
+  if (!isObject(json)) throw new ConfigError(source, undefined, undefined, 'must be a JSON object');
+  const servers = json.mcpServers ?? json.servers;
+  if (!isObject(servers)) throw new ConfigError(source, undefined, 'mcpServers', 'must be an object of servers');
+  const reader = new Reader(source, options.env ?? process.env, options.baseDir ?? process.cwd());
+  return { source, servers: Object.entries(servers).map(([name, raw]) => reader.server(name, raw)) };
+}
+
+class Reader {
+  constructor(
+    private readonly source: string,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly baseDir: string,
+  ) {}
+
+  server(name: string, raw: unknown): ServerConfig {
+    if (!/^[^\s]{1,64}$/.test(name)) this.fail(name, undefined, 'server names are 1-64 non-space characters');
+    if (!isObject(raw)) this.fail(name, undefined, 'must be an object');
+    for (const key of Object.keys(raw)) if (!SERVER_KEYS.has(key)) this.fail(name, key, 'unknown key');
+    const enabled = this.optional(name, raw, 'enabled', 'boolean') ?? raw.disabled !== true;
+    const timeoutMs = this.optional(name, raw, 'timeoutMs', 'number');
+    if (timeoutMs !== undefined && !(timeoutMs > 0)) this.fail(name, 'timeoutMs', 'must be a positive number');
+    return {
+      name,
+      target: this.target(name, raw),
+      tools: this.tools(name, raw.tools),
+      groups: this.groups(name, raw.group),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      approval: this.approval(name, raw.approval),
+      enabled,
+      expose: this.expose(name, raw.expose),
+    };
+  }
+
+  private target(name: string, raw: Record<string, unknown>): ServerTarget {
+    const type = this.optional(name, raw, 'type', 'string');
+    if (type !== undefined && !['stdio', 'http', 'sse', 'streamable-http'].includes(type)) {
+      this.fail(name, 'type', 'must be "stdio", "http" or "sse"');
+    }
+    const hasUrl = raw.url !== undefined;
+    if (type === 'stdio' || (type === undefined && !hasUrl)) {
+      if (hasUrl) this.fail(name, 'url', 'a stdio server takes "command", not "url"');
+      const command = this.string(name, 'command', raw.command);
+      const args = this.strings(name, 'args', raw.args ?? []);
+      const env = raw.env === undefined ? undefined : this.record(name, 'env', raw.env);
+      const cwdRaw = this.optional(name, raw, 'cwd', 'string');
+      const cwd = cwdRaw === undefined ? undefined : resolve(this.baseDir, this.interpolate(name, 'cwd', cwdRaw));
+      return {
+        kind: 'stdio',
+        command,
+        args,
+        ...(env === undefined ? {} : { env }),
+        ...(cwd === undefined ? {} : { cwd }),
+      };
+    }
+    if (raw.command !== undefined) this.fail(name, 'command', `a ${type ?? 'URL'} server takes "url", not "command"`);
+    const url = this.string(name, 'url', raw.url);
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      this.fail(name, 'url', `not a valid URL: ${url}`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') this.fail(name, 'url', 'must be http(s)');
+    const headers = raw.headers === undefined ? {} : this.record(name, 'headers', raw.headers);
+    const mode: HttpTransportMode = type === 'sse' ? 'sse' : type === undefined ? 'auto' : 'streamable-http';
+    return { kind: 'http', url: parsed.href, headers, mode };
+  }
+
+  private tools(name: string, raw: unknown): ServerConfig['tools'] {
+    if (raw === undefined) return { allow: [], deny: [] };
+    if (!isObject(raw)) this.fail(name, 'tools', 'must be an object with "allow" and/or "deny"');
+    for (const key of Object.keys(raw)) {
+      if (key !== 'allow' && key !== 'deny') this.fail(name, `tools.${key}`, 'unknown key');
+    }
+    return {
+      allow: this.strings(name, 'tools.allow', raw.allow ?? []),
+      deny: this.strings(name, 'tools.deny', raw.deny ?? []),
+    };
+  }
+
+  private groups(name: string, raw: unknown): readonly string[] {
+    if (raw === undefined) return [];
+    if (typeof raw === 'string') return [raw];
+    return this.strings(name, 'group', raw);
+  }
+
+  private approval(name: string, raw: unknown): ServerApproval {
+    if (raw === undefined) return 'ask';
+    if (raw === 'ask' || raw === 'auto' || raw === 'deny') return raw;
+    if (!isObject(raw)) this.fail(name, 'approval', 'must be "ask", "auto", "deny" or { "auto": [globs], "deny": [globs] }');
+    for (const key of Object.keys(raw)) {
+      if (key !== 'auto' && key !== 'deny') this.fail(name, `approval.${key}`, 'unknown key');
+    }
+    return {
+      auto: this.strings(name, 'approval.auto', raw.auto ?? []),
+      deny: this.strings(name, 'approval.deny', raw.deny ?? []),
+    };
+  }
+
+  private expose(name: string, raw: unknown): ServerConfig['expose'] {
+    if (raw === undefined) return { resources: false, prompts: false };
+    if (!isObject(raw)) this.fail(name, 'expose', 'must be { "resources": boolean, "prompts": boolean }');
+    for (const key of Object.keys(raw)) {
+      if (key !== 'resources' && key !== 'prompts') this.fail(name, `expose.${key}`, 'unknown key');
+      if (typeof raw[key] !== 'boolean') this.fail(name, `expose.${key}`, 'must be a boolean');
+    }
+    return { resources: raw.resources === true, prompts: raw.prompts === true };
+  }
+
+  private optional<K extends 'string' | 'number' | 'boolean'>(
+    name: string,
+    raw: Record<string, unknown>,
+    key: string,
+    type: K,
+  ): (K extends 'string' ? string : K extends 'number' ? number : boolean) | undefined {
+    const value = raw[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== type) this.fail(name, key, `must be a ${type}`);
+    return value as never;
+  }
+
+  private string(name: string, key: string, value: unknown): string {
+    if (typeof value !== 'string' || value === '') this.fail(name, key, 'must be a non-empty string');
+    return this.interpolate(name, key, value);
+  }
+
+  private strings(name: string, key: string, value: unknown): readonly string[] {
+    if (!Array.isArray(value)) this.fail(name, key, 'must be an array of strings');
+    return value.map((item, index) => {
+      if (typeof item !== 'string') this.fail(name, `${key}[${index}]`, 'must be a string');
+      return this.interpolate(name, `${key}[${index}]`, item);
+    });
+  }
+
+  private record(name: string, key: string, value: unknown): Record<string, string> {
+    if (!isObject(value)) this.fail(name, key, 'must be an object of strings');
+    const out: Record<string, string> = {};
+    for (const [field, item] of Object.entries(value)) {
+      if (typeof item !== 'string') this.fail(name, `${key}.${field}`, 'must be a string');
+      out[field] = this.interpolate(name, `${key}.${field}`, item);
+    }
+    return out;
+  }
+
+  /** `${VAR}`, `${env:VAR}` and `${VAR:-default}`; `$${` escapes a literal `${`. */
+  private interpolate(name: string, key: string, value: string): string {
+    return value.replace(/\$?\$\{([^}]*)\}/g, (match, body: string) => {
+      if (match.startsWith('$$')) return match.slice(1);
+      const [rawVar, fallback] = splitDefault(body);
+      const variable = rawVar.startsWith('env:') ? rawVar.slice(4) : rawVar;
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) this.fail(name, key, `bad variable reference ${match}`);
+      const resolved = this.env[variable];
+      if (resolved !== undefined && resolved !== '') return resolved;
+      if (fallback !== undefined) return fallback;
+      this.fail(name, key, `environment variable ${variable} is not set`);
+    });
+  }
+
+  private fail(server: string, key: string | undefined, reason: string): never {
+    throw new ConfigError(this.source, server, key, reason);
+  }
+}
+
+function splitDefault(body: string): [string, string | undefined] {
+  const at = body.indexOf(':-');
+  return at < 0 ? [body, undefined] : [body.slice(0, at), body.slice(at + 2)];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,64 @@
+/**
+ * What a run produces: events for UIs while it runs, and a `RunResult` at the end. The result's shape is
+ * the `agentforge run --json` transcript (documented in docs of `toTranscript`), so both stay in step.
+ */
+import type { CallToolResult } from '../mcp/types.js';
+import type { ApprovalRequest } from './approval.js';
+import type { ChatMessage, ModelResponse, ToolCall, Usage } from './model.js';
+import type { ApprovalRecord, ToolStatus } from './middleware.js';
+import type { RegistryChange } from './registry.js';
+
+/** One tool call of a run, as the transcript records it. */
+export interface ToolCallRecord {
+  /** The model's call id (tool results correlate by it). */
+  readonly id: string;
+  readonly step: number;
+  readonly llmName: string;
+  /** Null when the model named a tool that does not exist. */
+  readonly server: string | null;
+  readonly mcpName: string | null;
+  readonly arguments: Record<string, unknown>;
+  readonly status: ToolStatus;
+  /** True when the model received an error result (server `isError`, denial, failure). */
+  readonly isError: boolean;
+  /** The server's result, or the synthetic one the model saw instead. */
+  readonly result: CallToolResult;
+  readonly approval: ApprovalRecord | null;
+  readonly error?: { readonly message: string; readonly code?: number | string };
+  readonly startedAt: string;
+  readonly durationMs: number;
+}
+
+/**
+ * Why the run ended: `answer` (the model answered), `max_steps`, `cancelled` (the signal aborted),
+ * `max_tokens` / `refusal` (the model stopped without an answer), `error` (the model failed).
+ */
+export type RunStopReason = 'answer' | 'max_steps' | 'cancelled' | 'max_tokens' | 'refusal' | 'error';
+
+export interface RunResult {
+  readonly runId: string;
+  readonly model: string;
+  readonly answer: string;
+  readonly stopReason: RunStopReason;
+  /** Model turns taken. */
+  readonly steps: number;
+  /** The whole conversation, including the system prompt and earlier history. */
+  readonly messages: readonly ChatMessage[];
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly usage: Usage;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly error?: { readonly message: string; readonly name: string };
+}
+
+export type AgentEvent =
+  | { readonly type: 'run_start'; readonly runId: string; readonly model: string; readonly input: string }
+  | { readonly type: 'registry'; readonly step: number; readonly tools: readonly string[]; readonly change?: RegistryChange }
+  | { readonly type: 'model_start'; readonly step: number }
+  | { readonly type: 'text_delta'; readonly step: number; readonly text: string }
+  | { readonly type: 'model_end'; readonly step: number; readonly response: ModelResponse }
+  | { readonly type: 'tool_call'; readonly step: number; readonly call: ToolCall; readonly server: string | null; readonly mcpName: string | null }
+  | { readonly type: 'approval_request'; readonly request: ApprovalRequest }
+  | { readonly type: 'tool_result'; readonly record: ToolCallRecord }
+  | { readonly type: 'answer'; readonly text: string }
+  | { readonly type: 'done'; readonly result: RunResult };

@@ -1,0 +1,289 @@
+/**
+ * The host (seed frames 0-4, 10-11): one client per configured server, all connecting at once, and the
+ * tool registry over them. Notifications only mark lists stale; `refresh()` applies them, and the agent
+ * loop calls it between turns, so the tools the model was shown never change under a running turn.
+ */
+import { LocalError } from '../jsonrpc/errors.js';
+import type {
+  CallToolResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+} from '../mcp/types.js';
+import { delay } from '../util/abort.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import type { ClientEvent, Connector, HostClient, ServerRequestHandlers } from './client-surface.js';
+import type { HostConfig } from './config.js';
+import { mcpClientConnector } from './connect.js';
+import type { ToolNamer } from './naming.js';
+import { type RegisteredTool, type RegistryChange, ToolRegistry } from './registry.js';
+import { type RetryPolicy, ServerSlot, type ServerState, type ServerStatus } from './server-slot.js';
+
+export type HostEvent =
+  | { readonly type: 'server_state'; readonly server: string; readonly state: ServerState; readonly error?: string }
+  | { readonly type: 'list_changed'; readonly server: string; readonly list: ClientEvent }
+  | { readonly type: 'registry_changed'; readonly change: RegistryChange };
+
+/** Server-initiated requests, with the server that sent them. */
+export interface HostRequestHandlers {
+  elicitation?(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
+  sampling?(server: string, params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult>;
+}
+
+export interface HostOptions {
+  /** Opens a client for a server config. Default: `mcpClientConnector` (one McpClient per server). */
+  readonly connector?: Connector;
+  /**
+   * Declare the sampling capability to servers (the agent answers with its model, after approval; see
+   * `AgentOptions.sampling`). Elicitation is always declared: without a handler the host declines.
+   */
+  readonly offerSampling?: boolean;
+  readonly namer?: ToolNamer;
+  /** Per connection attempt (spawn or connect, plus the first lists). Default 30 s. */
+  readonly connectTimeoutMs?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Reconnect after a server's connection drops. Default true. */
+  readonly reconnect?: boolean;
+  /**
+   * How long `start()` waits for servers before going on without the slow ones (they join the registry at
+   * a later refresh once ready). Default: `connectTimeoutMs`.
+   */
+  readonly startupTimeoutMs?: number;
+  readonly handlers?: HostRequestHandlers;
+  readonly logger?: Logger;
+  readonly onEvent?: (event: HostEvent) => void;
+}
+
+export class McpHost {
+  readonly registry: ToolRegistry;
+  private readonly slots = new Map<string, ServerSlot>();
+  private registryStale = true;
+  private refreshing: Promise<RegistryChange> | undefined;
+  private handlers: HostRequestHandlers;
+  private readonly listeners = new Set<(event: HostEvent) => void>();
+
+  private constructor(
+    readonly config: HostConfig,
+    private readonly options: HostOptions,
+  ) {
+    this.registry = new ToolRegistry(options.namer);
+    this.handlers = options.handlers ?? {};
+    if (options.onEvent) this.listeners.add(options.onEvent);
+    const slotOptions = {
+      connector: options.connector ?? mcpClientConnector,
+      handlers: this.slotHandlers.bind(this),
+      connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      retry: { maxAttempts: options.retry?.maxAttempts ?? 3, backoffMs: options.retry?.backoffMs ?? 500 },
+      reconnect: options.reconnect ?? true,
+      logger: options.logger ?? silentLogger,
+      onChange: (slot: ServerSlot, what: 'state' | ClientEvent) => this.onSlotChange(slot, what),
+    };
+    for (const server of config.servers) {
+      this.slots.set(server.name, new ServerSlot(server, { ...slotOptions, handlers: slotOptions.handlers(server.name) }));
+    }
+  }
+
+  /** Connects every enabled server concurrently and builds the registry from those ready in time. */
+  static async start(config: HostConfig, options: HostOptions): Promise<McpHost> {
+    const host = new McpHost(config, options);
+    const all = Promise.all([...host.slots.values()].map((slot) => slot.start()));
+    const waitMs = options.startupTimeoutMs ?? options.connectTimeoutMs ?? 30_000;
+    const timeout = new AbortController();
+    await Promise.race([all, delay(waitMs, timeout.signal).catch(() => undefined)]);
+    timeout.abort();
+    await host.refresh();
+    return host;
+  }
+
+  /** Subscribes to host events; returns the unsubscribe function. */
+  on(listener: (event: HostEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Routes elicitation and sampling requests from servers (the agent sets sampling to its model). */
+  setHandlers(handlers: HostRequestHandlers): void {
+    this.handlers = { ...this.handlers, ...handlers };
+  }
+
+  servers(): ServerStatus[] {
+    return [...this.slots.values()].map((slot) => slot.status());
+  }
+
+  client(server: string): HostClient | undefined {
+    return this.slots.get(server)?.client;
+  }
+
+  /** Waits until every server has finished its current connection attempts (ready or failed). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.slots.values()].map((slot) => slot.connecting));
+  }
+
+  /** True when a notification or a server coming or going awaits `refresh()`. */
+  get refreshPending(): boolean {
+    return this.registryStale || [...this.slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts);
+  }
+
+  /** Applies pending list changes to the registry (seed frame 10). Call between turns. */
+  refresh(signal?: AbortSignal): Promise<RegistryChange> {
+    this.refreshing ??= this.doRefresh(signal).finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async doRefresh(signal?: AbortSignal): Promise<RegistryChange> {
+    const refreshed = await Promise.all([...this.slots.values()].map((slot) => slot.refreshLists(signal)));
+    if (!this.registryStale && !refreshed.some(Boolean)) return { added: [], removed: [], changed: [] };
+    this.registryStale = false;
+    const ready = [...this.slots.values()].filter((slot) => slot.state === 'ready');
+    const change = this.registry.update(ready.map((slot) => slot.snapshot()));
+    if (change.added.length + change.removed.length + change.changed.length > 0) {
+      this.emit({ type: 'registry_changed', change });
+    }
+    return change;
+  }
+
+  /** Calls a registered tool (or exposed resource reader / prompt getter) on its server. */
+  async callTool(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CallToolResult> {
+    const slot = this.slots.get(tool.server);
+    const client = slot?.client;
+    if (!slot || !client) {
+      throw new LocalError('not_connected', `server ${tool.server} is not connected (${slot?.state ?? 'unknown'})`);
+    }
+    const signal = options.signal;
+    if (tool.kind === 'resource') {
+      const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
+      return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
+    }
+    if (tool.kind === 'prompt') {
+      const prompt = await client.getPrompt(
+        { name: String(args.name ?? ''), arguments: stringRecord(args.arguments) },
+        signal ? { signal } : {},
+      );
+      return { content: promptAsContent(prompt) };
+    }
+    const timeoutMs = slot.config.timeoutMs;
+    return client.callTool(
+      { name: tool.mcpName, arguments: args },
+      { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+    );
+  }
+
+  /** Resources of every ready server (or one), with the server that has them. */
+  async listResources(server?: string): Promise<Array<{ server: string; resource: Resource }>> {
+    return this.fromServers(server, 'resources', async (slot, client) =>
+      (slot.resources ?? (await client.listResources())).map((resource) => ({ server: slot.config.name, resource })),
+    );
+  }
+
+  async readResource(server: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    return this.requireClient(server).readResource({ uri }, signal ? { signal } : {});
+  }
+
+  async listPrompts(server?: string): Promise<Array<{ server: string; prompt: Prompt }>> {
+    return this.fromServers(server, 'prompts', async (slot, client) =>
+      (slot.prompts ?? (await client.listPrompts())).map((prompt) => ({ server: slot.config.name, prompt })),
+    );
+  }
+
+  async getPrompt(server: string, name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+    return this.requireClient(server).getPrompt({ name, arguments: args });
+  }
+
+  /** Closes every client (stdio servers get the spec's stdin-close, SIGTERM, SIGKILL sequence). */
+  async close(): Promise<void> {
+    await Promise.all([...this.slots.values()].map((slot) => slot.close()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async fromServers<T>(
+    server: string | undefined,
+    capability: 'resources' | 'prompts',
+    list: (slot: ServerSlot, client: HostClient) => Promise<T[]>,
+  ): Promise<T[]> {
+    const slots = server === undefined ? [...this.slots.values()] : [this.slots.get(server)].filter((s) => s !== undefined);
+    if (server !== undefined && slots.length === 0) throw new Error(`no server named ${server}`);
+    const lists = await Promise.all(
+      slots.map((slot) => {
+        const client = slot.client;
+        if (!client || slot.state !== 'ready' || client.serverCapabilities?.[capability] === undefined) return Promise.resolve([] as T[]);
+        return list(slot, client).catch(() => [] as T[]);
+      }),
+    );
+    return lists.flat();
+  }
+
+  private requireClient(server: string): HostClient {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no server named ${server}`);
+    if (!slot.client) throw new LocalError('not_connected', `server ${server} is not connected (${slot.state})`);
+    return slot.client;
+  }
+
+  private slotHandlers(server: string): ServerRequestHandlers {
+    const elicitation: ServerRequestHandlers['elicitation'] = (params, signal) => {
+      const handler = this.handlers.elicitation;
+      // client/elicitation: declining is a valid answer when no one can fill the form.
+      if (!handler) return Promise.resolve({ action: 'decline' });
+      return handler(server, params, signal);
+    };
+    if (!this.options.offerSampling && !this.handlers.sampling) return { elicitation };
+    const sampling: ServerRequestHandlers['sampling'] = (params, signal) => {
+      const handler = this.handlers.sampling;
+      if (!handler) return Promise.reject(new Error('sampling is not configured on this host'));
+      return handler(server, params, signal);
+    };
+    return { elicitation, sampling };
+  }
+
+  private onSlotChange(slot: ServerSlot, what: 'state' | ClientEvent): void {
+    const server = slot.config.name;
+    if (what === 'state') {
+      // A server that became ready, failed or closed changes which tools exist.
+      this.registryStale = true;
+      this.emit({ type: 'server_state', server, state: slot.state, ...(slot.error ? { error: slot.error } : {}) });
+    } else {
+      this.emit({ type: 'list_changed', server, list: what });
+    }
+  }
+
+  private emit(event: HostEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        (this.options.logger ?? silentLogger).warn('host event listener threw', error);
+      }
+    }
+  }
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
+function promptAsContent(prompt: GetPromptResult): CallToolResult['content'] {
+  const head = prompt.description ? [{ type: 'text' as const, text: prompt.description }] : [];
+  return [
+    ...head,
+    ...prompt.messages.map((message) =>
+      message.content.type === 'text'
+        ? { type: 'text' as const, text: `[${message.role}] ${message.content.text}` }
+        : message.content,
+    ),
+  ];
+}

@@ -1,0 +1,239 @@
+/**
+ * One configured server inside the host: its connection attempts (with a timeout and retries), the lists it
+ * last returned, and flags its notifications raise. A slot never throws at the host: failures become its
+ * `state` and `error`, so one broken or slow server never blocks or breaks the others.
+ */
+import { LocalError } from '../jsonrpc/errors.js';
+import type { Prompt, Resource, Tool } from '../mcp/types.js';
+import { delay } from '../util/abort.js';
+import type { Logger } from '../util/logger.js';
+import type { ClientEvent, Connector, HostClient, ServerRequestHandlers } from './client-surface.js';
+import type { ServerConfig } from './config.js';
+import type { ServerSnapshot } from './registry.js';
+
+export type ServerState = 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed';
+
+export interface ServerStatus {
+  readonly name: string;
+  readonly state: ServerState;
+  /** Connection attempts so far (including reconnections). */
+  readonly attempts: number;
+  readonly error?: string;
+  readonly protocolVersion?: string;
+  readonly era?: 'handshake' | 'stateless';
+  readonly serverName?: string;
+  readonly toolCount: number;
+}
+
+export interface RetryPolicy {
+  /** Attempts per connection (first try included). Default 3. */
+  readonly maxAttempts: number;
+  /** Wait before the second attempt; doubles after each failure. Default 500 ms. */
+  readonly backoffMs: number;
+}
+
+export interface SlotOptions {
+  readonly connector: Connector;
+  readonly handlers: ServerRequestHandlers;
+  readonly connectTimeoutMs: number;
+  readonly retry: RetryPolicy;
+  /** Reconnect (per `retry`) after an established connection drops. */
+  readonly reconnect: boolean;
+  readonly logger: Logger;
+  /** State changes and notifications, for the host's events and its "registry is stale" flag. */
+  readonly onChange: (slot: ServerSlot, what: 'state' | ClientEvent) => void;
+}
+
+export class ServerSlot {
+  state: ServerState;
+  attempts = 0;
+  error: string | undefined;
+  client: HostClient | undefined;
+  tools: readonly Tool[] = [];
+  resources: readonly Resource[] | undefined;
+  prompts: readonly Prompt[] | undefined;
+  /** Lists to fetch again at the next refresh (set by list_changed notifications). */
+  readonly stale = { tools: false, resources: false, prompts: false };
+  /** Settles when the current connection attempt series ends, ready or failed. */
+  connecting: Promise<void> = Promise.resolve();
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly options: SlotOptions,
+  ) {
+    this.state = config.enabled ? 'connecting' : 'disabled';
+  }
+
+  status(): ServerStatus {
+    const client = this.client;
+    return {
+      name: this.config.name,
+      state: this.state,
+      attempts: this.attempts,
+      ...(this.error === undefined ? {} : { error: this.error }),
+      ...(client?.protocolVersion === undefined ? {} : { protocolVersion: client.protocolVersion }),
+      ...(client?.era === undefined ? {} : { era: client.era }),
+      ...(client?.serverInfo?.name === undefined ? {} : { serverName: client.serverInfo.name }),
+      toolCount: this.tools.length,
+    };
+  }
+
+  snapshot(): ServerSnapshot {
+    return {
+      config: this.config,
+      tools: this.tools,
+      ...(this.resources === undefined ? {} : { resources: this.resources }),
+      ...(this.prompts === undefined ? {} : { prompts: this.prompts }),
+    };
+  }
+
+  start(): Promise<void> {
+    if (!this.config.enabled) return this.connecting;
+    this.connecting = this.connectWithRetries();
+    return this.connecting;
+  }
+
+  /** Fetches again whatever a notification marked stale. Failures keep the previous lists. */
+  async refreshLists(signal?: AbortSignal): Promise<boolean> {
+    const client = this.client;
+    if (this.state !== 'ready' || !client) return false;
+    const { stale } = this;
+    if (!stale.tools && !stale.resources && !stale.prompts) return false;
+    const want = { ...stale };
+    stale.tools = stale.resources = stale.prompts = false;
+    try {
+      await this.fetchLists(client, want, signal);
+      return true;
+    } catch (error) {
+      this.options.logger.warn(`refreshing lists of ${this.config.name} failed`, messageOf(error));
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.shutdown.abort(new LocalError('cancelled', 'host closed'));
+    this.state = this.config.enabled ? 'closed' : 'disabled';
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async connectWithRetries(): Promise<void> {
+    const { retry, logger } = this.options;
+    for (let attempt = 1; attempt <= retry.maxAttempts; attempt++) {
+      if (this.shutdown.signal.aborted) return;
+      this.attempts++;
+      this.setState('connecting');
+      try {
+        await this.connectOnce();
+        this.error = undefined;
+        this.setState('ready');
+        return;
+      } catch (error) {
+        this.error = messageOf(error);
+        logger.warn(`server ${this.config.name}: attempt ${attempt} failed`, this.error);
+      }
+      if (attempt < retry.maxAttempts) {
+        await delay(retry.backoffMs * 2 ** (attempt - 1), this.shutdown.signal).catch(() => undefined);
+      }
+    }
+    if (!this.shutdown.signal.aborted) this.setState('failed');
+  }
+
+  private async connectOnce(): Promise<void> {
+    const attempt = new AbortController();
+    const abortAttempt = () => attempt.abort(this.shutdown.signal.reason);
+    this.shutdown.signal.addEventListener('abort', abortAttempt, { once: true });
+    const timer = setTimeout(
+      () => attempt.abort(new LocalError('timeout', `no connection within ${this.options.connectTimeoutMs} ms`)),
+      this.options.connectTimeoutMs,
+    );
+    let client: HostClient | undefined;
+    const onEvent = (event: ClientEvent) => this.onClientEvent(client, event);
+    try {
+      const opening = this.options.connector(this.config, { handlers: this.options.handlers, onEvent, signal: attempt.signal });
+      // A connection that lands after the timeout is closed, never leaked.
+      opening.then(
+        (late) => {
+          if (attempt.signal.aborted) void late.close().catch(() => undefined);
+        },
+        () => undefined,
+      );
+      client = await raceAbort(opening, attempt.signal);
+      await raceAbort(this.fetchLists(client, { tools: true, resources: true, prompts: true }, attempt.signal), attempt.signal);
+      this.client = client;
+    } catch (error) {
+      await client?.close().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.shutdown.signal.removeEventListener('abort', abortAttempt);
+    }
+  }
+
+  private async fetchLists(
+    client: HostClient,
+    want: { tools: boolean; resources: boolean; prompts: boolean },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const capabilities = client.serverCapabilities ?? {};
+    const options = signal ? { signal } : {};
+    const [tools, resources, prompts] = await Promise.all([
+      want.tools && capabilities.tools !== undefined ? client.listTools(options) : undefined,
+      want.resources && capabilities.resources !== undefined ? client.listResources(options) : undefined,
+      want.prompts && capabilities.prompts !== undefined ? client.listPrompts(options) : undefined,
+    ]);
+    if (tools) this.tools = tools;
+    else if (want.tools && capabilities.tools === undefined) this.tools = [];
+    if (resources) this.resources = resources;
+    if (prompts) this.prompts = prompts;
+  }
+
+  private onClientEvent(client: HostClient | undefined, event: ClientEvent): void {
+    // Events of a connection we already dropped (or that never finished opening) are old news.
+    if (client === undefined || client !== this.client) return;
+    if (event === 'close') {
+      if (this.state === 'closed') return;
+      this.client = undefined;
+      this.tools = [];
+      this.resources = this.prompts = undefined;
+      this.error = 'connection closed';
+      this.setState('failed');
+      if (this.options.reconnect && !this.shutdown.signal.aborted) this.start();
+      return;
+    }
+    if (event === 'toolsListChanged') this.stale.tools = true;
+    if (event === 'resourcesListChanged') this.stale.resources = true;
+    if (event === 'promptsListChanged') this.stale.prompts = true;
+    this.options.onChange(this, event);
+  }
+
+  private setState(state: ServerState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.options.onChange(this, 'state');
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

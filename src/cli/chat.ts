@@ -1,0 +1,102 @@
+/** `agentforge chat`: an interactive conversation; tokens stream, tool calls show, approval is asked. */
+import { parseArgs } from 'node:util';
+import { Agent } from '../agent/agent.js';
+import { parseApprovalPolicy } from '../agent/approval.js';
+import { fileAuditSink } from '../agent/audit.js';
+import type { ChatMessage } from '../agent/model.js';
+import { describeRegistry, describeServers, renderEvent } from './render.js';
+import { serverApprovals } from './run.js';
+import { UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
+import { Terminal } from './terminal.js';
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  model: { type: 'string', short: 'm' },
+  approve: { type: 'string' },
+  group: { type: 'string', multiple: true },
+  audit: { type: 'string' },
+  system: { type: 'string' },
+  verbose: { type: 'boolean', short: 'v', default: false },
+} as const;
+
+export async function chatCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
+  const chosen = await chooseModel(values.model);
+  if (!chosen) throw new UsageError('no model: pass --model <provider>:<model> or set AGENTFORGE_MODEL');
+  const terminal = new Terminal(process.stdin, process.stdout);
+  const host = await openHost(values.config, {
+    logger: stderrLogger(values.verbose),
+    handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
+  });
+  try {
+    const agent = new Agent({
+      model: chosen.model,
+      host,
+      ...(values.system ? { system: values.system } : {}),
+      approval: {
+        policy: parseApprovalPolicy(values.approve),
+        servers: serverApprovals(host),
+        approver: (request, signal) => terminal.approve(request, signal),
+      },
+      ...(values.audit ? { audit: { sink: fileAuditSink(values.audit) } } : {}),
+    });
+    terminal.write(`model ${chosen.model.id}\n${describeServers(host).join('\n')}\n`);
+    terminal.write('type a message; /tools lists tools, /reset forgets the conversation, /exit quits\n');
+    let history: readonly ChatMessage[] = [];
+    for (;;) {
+      const line = await terminal.question('\n> ');
+      if (line === undefined || line.trim() === '/exit') return 0;
+      const input = line.trim();
+      if (input === '') continue;
+      if (input === '/tools') {
+        terminal.write(`${describeRegistry(host).join('\n')}\n`);
+        continue;
+      }
+      if (input === '/reset') {
+        history = [];
+        continue;
+      }
+      history = await turn(agent, terminal, input, history, values.group);
+    }
+  } finally {
+    terminal.close();
+    await host.close();
+  }
+}
+
+async function turn(
+  agent: Agent,
+  terminal: Terminal,
+  input: string,
+  history: readonly ChatMessage[],
+  groups: string[] | undefined,
+): Promise<readonly ChatMessage[]> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSigint);
+  let streaming = false;
+  try {
+    const result = await agent.run(input, {
+      history,
+      signal: controller.signal,
+      ...(groups ? { groups } : {}),
+      onEvent: (event) => {
+        if (event.type === 'text_delta') {
+          streaming = true;
+          terminal.write(event.text);
+          return;
+        }
+        if (event.type === 'model_end' && streaming) {
+          terminal.write('\n');
+          streaming = false;
+        }
+        const line = renderEvent(event, false);
+        if (line && event.type !== 'model_start') terminal.write(`  · ${line}\n`);
+      },
+    });
+    if (result.stopReason !== 'answer') terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
+    return result.messages;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,64 @@
+/** Human-readable lines for agent events (chat, `run --verbose`, the demo's frame-by-frame print-out). */
+import type { AgentEvent, ToolCallRecord } from '../agent/events.js';
+import type { McpHost } from '../agent/host.js';
+import { partsToText, toResultParts } from '../agent/results.js';
+
+const PREVIEW = 300;
+
+export function preview(text: string, max = PREVIEW): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max)}… (${flat.length} chars)`;
+}
+
+export function resultText(record: ToolCallRecord): string {
+  return partsToText(toResultParts(record.result));
+}
+
+export function describeServers(host: McpHost): string[] {
+  return host.servers().map((s) => {
+    if (s.state !== 'ready') return `${s.name}: ${s.state}${s.error ? ` (${s.error})` : ''}`;
+    const target = host.config.servers.find((c) => c.name === s.name)?.target;
+    const via = target?.kind === 'stdio' ? 'stdio' : target?.kind === 'http' ? target.url : '?';
+    return `${s.name}: ready via ${via}, protocol ${s.protocolVersion ?? '?'} (${s.era ?? '?'} era), ${s.toolCount} tools`;
+  });
+}
+
+export function describeRegistry(host: McpHost): string[] {
+  const entries = host.registry.entries();
+  if (entries.length === 0) return ['(no tools)'];
+  const width = Math.max(...entries.map((e) => e.llmName.length));
+  return entries.map((e) => `${e.llmName.padEnd(width)}  -> ${e.server} / ${e.mcpName}`);
+}
+
+/** One line (or a few) per event; `frames` prefixes the seed document's frame numbers. */
+export function renderEvent(event: AgentEvent, frames: boolean): string | undefined {
+  const tag = (frame: string) => (frames ? `[frame ${frame}] ` : '');
+  switch (event.type) {
+    case 'registry':
+      return event.step === 1
+        ? undefined
+        : `${tag('10')}registry refreshed between turns: ${event.tools.join(', ') || '(no tools)'}`;
+    case 'model_start':
+      return `${tag('5')}think: step ${event.step}, asking the model`;
+    case 'model_end': {
+      const calls = event.response.message.toolCalls;
+      if (calls.length === 0) return undefined;
+      const list = calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
+      return `${tag('6')}model chose ${calls.length} tool call${calls.length > 1 ? 's' : ''}: ${list}`;
+    }
+    case 'tool_call':
+      return event.server
+        ? `${tag('7')}act: ${event.call.name} -> tools/call ${event.server} / ${event.mcpName}`
+        : `${tag('7')}act: ${event.call.name} is not a known tool`;
+    case 'tool_result': {
+      const r = event.record;
+      const approval = r.approval ? `${r.approval.decision} by ${r.approval.by}` : 'no approval needed';
+      const status = r.status === 'ok' ? (r.isError ? 'tool error' : 'ok') : r.status;
+      return `${tag('8')}observe: ${r.llmName} ${status} in ${r.durationMs} ms (${approval}): ${preview(resultText(r))}`;
+    }
+    case 'answer':
+      return frames ? `${tag('9')}answer:\n${event.text}` : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The CLI's one readline interface: chat input, approval questions and elicitation forms all go through
+ * it, so they never fight over stdin.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import type { ApprovalAnswer, ApprovalRequest } from '../agent/approval.js';
+import type { ElicitRequestParams, ElicitResult } from '../mcp/types.js';
+
+export class Terminal {
+  private readonly rl: Interface;
+  private closed = false;
+  private readonly waiting = new Set<(line: string | undefined) => void>();
+
+  constructor(
+    readonly input: NodeJS.ReadableStream = process.stdin,
+    readonly output: NodeJS.WritableStream = process.stderr,
+  ) {
+    this.rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
+    this.rl.on('close', () => {
+      this.closed = true;
+      for (const resolve of this.waiting) resolve(undefined);
+      this.waiting.clear();
+    });
+  }
+
+  /** Asks and waits for a line; undefined when input has ended (Ctrl-D) or the signal aborted. */
+  question(prompt: string, signal?: AbortSignal): Promise<string | undefined> {
+    if (this.closed || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const done = (line: string | undefined) => {
+        this.waiting.delete(done);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(line);
+      };
+      const onAbort = () => done(undefined);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.add(done);
+      this.rl.question(prompt, (line) => done(line));
+    });
+  }
+
+  write(text: string): void {
+    this.output.write(text);
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+
+  /** The approval prompt: the tool, its server, the arguments, hints, and a diff when the tool changed. */
+  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const { tool } = request;
+    const lines = [
+      '',
+      `? Approve tool call ${tool.llmName} (server "${tool.server}", tool "${tool.mcpName}")`,
+      `  arguments: ${JSON.stringify(request.arguments)}`,
+    ];
+    const hints = Object.entries(tool.annotations ?? {})
+      .filter(([key, value]) => key !== 'title' && value !== undefined)
+      .map(([key, value]) => `${key}=${String(value)}`);
+    if (hints.length > 0) lines.push(`  server hints (not verified): ${hints.join(', ')}`);
+    if (request.reason === 'changed' && request.diff) {
+      lines.push('  ! this tool changed since you approved it:');
+      for (const line of request.diff.split('\n')) if (!line.startsWith('  ')) lines.push(`    ${line}`);
+    }
+    this.write(`${lines.join('\n')}\n`);
+    for (;;) {
+      const answer = (await this.question('  allow? [y]es / [n]o / [a]lways: ', signal))?.trim().toLowerCase();
+      if (answer === undefined) return { deny: 'no answer (input closed)' };
+      if (answer === 'y' || answer === 'yes') return 'allow';
+      if (answer === 'a' || answer === 'always') return 'always';
+      if (answer === 'n' || answer === 'no' || answer === '') return 'deny';
+    }
+  }
+
+  /** An elicitation form, one question per field of the requested schema (flat, as the spec limits it). */
+  async elicit(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+    this.write(`\n? Server "${server}" asks: ${params.message}\n`);
+    if (params.mode === 'url') {
+      this.write(`  open: ${params.url ?? '(no url)'}\n`);
+      const ok = await this.question('  done? [y]es / [n]o: ', signal);
+      return { action: ok?.trim().toLowerCase().startsWith('y') ? 'accept' : 'decline' };
+    }
+    const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, any>; required?: string[] };
+    const content: Record<string, string | number | boolean> = {};
+    for (const [name, field] of Object.entries(schema.properties ?? {})) {
+      const label = field?.title ?? name;
+      const choices = Array.isArray(field?.enum) ? ` (${field.enum.join('/')})` : '';
+      const raw = await this.question(`  ${label}${choices}: `, signal);
+      if (raw === undefined) return { action: 'cancel' };
+      if (raw === '' && !schema.required?.includes(name)) continue;
+      content[name] = coerce(raw, field?.type);
+    }
+    const confirm = await this.question('  send? [y]es / [n]o: ', signal);
+    return confirm?.trim().toLowerCase().startsWith('y') ? { action: 'accept', content } : { action: 'decline' };
+  }
+}
+
+function coerce(raw: string, type: unknown): string | number | boolean {
+  if (type === 'number' || type === 'integer') return Number(raw);
+  if (type === 'boolean') return /^(y|yes|true|1)$/i.test(raw.trim());
+  return raw;
+}

@@ -1,0 +1,386 @@
+/**
+ * The client's engine: builds the link for a target, negotiates the era, runs every request through the era's
+ * codec, and owns failure behaviour (unwrapped errors, session re-initialization, restart with re-subscribe,
+ * one retry of idempotent reads).
+ */
+import type { Result } from '../jsonrpc/connection.js';
+import { LocalError, isLocalError } from '../jsonrpc/errors.js';
+import { INPUT_REQUIRED_METHODS } from '../mcp/methods.js';
+import { readResultType } from '../mcp/result-type.js';
+import { LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION } from '../mcp/revisions.js';
+import type { Implementation, LoggingMessageParams } from '../mcp/types.js';
+import { HttpStatusError } from '../transports/http/client/errors.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import { delay } from '../util/abort.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import { ResultCache } from './cache.js';
+import { type ServerState, initialize, negotiate } from './era.js';
+import { ClientEventEmitter } from './events.js';
+import { answerInputRequest, capabilitiesFromHandlers } from './input.js';
+import { type Link, createLink, createTransport, isStdioTarget, targetKey } from './link.js';
+import { StatelessCodec } from './stateless.js';
+import { SubscriptionManager } from './subscriptions.js';
+import { ToolHeaderRegistry } from './tool-headers.js';
+import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
+
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.0' };
+const DEFAULT_MAX_TOTAL_MS = 10 * 60_000;
+/** Which HTTP transport answered an endpoint last time ('sse' skips the Streamable HTTP attempt). */
+const httpKindCache = new Map<string, 'streamable-http' | 'sse'>();
+
+/** The error a caller should see: the transport's own failure rather than the connection's wrapper. */
+export function unwrapError(error: unknown): unknown {
+  if (
+    error instanceof LocalError &&
+    (error.code === 'transport_error' || error.code === 'connection_closed')
+  ) {
+    if (error.cause instanceof LocalError) return error.cause;
+  }
+  return error;
+}
+
+function httpStatusOf(error: unknown): HttpStatusError | undefined {
+  const unwrapped = unwrapError(error);
+  return unwrapped instanceof HttpStatusError ? unwrapped : undefined;
+}
+
+function isLinkFailure(error: unknown): boolean {
+  if (error instanceof HttpStatusError) return false;
+  return (
+    isLocalError(error, 'connection_closed') ||
+    isLocalError(error, 'process_exited') ||
+    isLocalError(error, 'transport_error')
+  );
+}
+
+export class ClientCore {
+  readonly events = new ClientEventEmitter();
+  readonly toolHeaders = new ToolHeaderRegistry();
+  readonly cache: ResultCache | undefined;
+  readonly subscriptions: SubscriptionManager;
+  readonly options: ClientOptions;
+  readonly logger: Logger;
+  readonly key: string;
+  readonly #target: ConnectTarget;
+  readonly #clientInfo: Implementation;
+  #link: Link | undefined;
+  #state: ServerState | undefined;
+  #codec: StatelessCodec;
+  #restarting: Promise<void> | undefined;
+  #dead: Error | undefined;
+  #closed = false;
+
+  constructor(target: ConnectTarget, options: ClientOptions) {
+    this.#target = target;
+    this.options = options;
+    this.logger = options.logger ?? silentLogger;
+    this.key = targetKey(target);
+    this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    this.cache = options.cache === false ? undefined : (options.cache ?? new ResultCache());
+    this.#codec = this.#newCodec();
+    this.subscriptions = new SubscriptionManager({
+      link: () => this.link,
+      codec: () => this.#codec,
+      state: () => this.state,
+      ackTimeoutMs: options.initializeTimeoutMs ?? 30_000,
+    });
+  }
+
+  get link(): Link {
+    if (!this.#link) throw new LocalError('not_connected', 'client is not connected');
+    return this.#link;
+  }
+
+  get state(): ServerState {
+    if (!this.#state) throw new LocalError('not_connected', 'client is not connected');
+    return this.#state;
+  }
+
+  #newCodec(): StatelessCodec {
+    const capabilities =
+      this.options.capabilities ?? capabilitiesFromHandlers(this.options.handlers, LATEST_PROTOCOL_VERSION);
+    return new StatelessCodec(LATEST_PROTOCOL_VERSION, this.#clientInfo, capabilities, this.options.logLevel);
+  }
+
+  /** Connects (or reconnects after a restart): transport, era, and the handshake-era log level. */
+  async establish(): Promise<void> {
+    const target = this.#target;
+    const http = typeof target === 'string' || target instanceof URL;
+    const preferred = this.options.transport ?? 'auto';
+    let kind: 'streamable-http' | 'sse' | undefined = http
+      ? preferred === 'auto'
+        ? httpKindCache.get(this.key)
+        : preferred
+      : undefined;
+    kind ??= http ? 'streamable-http' : undefined;
+    try {
+      await this.#establishWith(kind);
+    } catch (error) {
+      const status = httpStatusOf(error)?.status;
+      const fallback =
+        http &&
+        kind === 'streamable-http' &&
+        preferred === 'auto' &&
+        (status === 400 || status === 404 || status === 405);
+      if (!fallback) throw unwrapError(error);
+      // 2026-07-28 streamable-http: Backward Compatibility, HTTP+SSE (2024-11-05).
+      this.logger.debug(`Streamable HTTP POST failed with ${status}; trying the HTTP+SSE transport`);
+      await this.#establishWith('sse').catch((sseError: unknown) => {
+        throw unwrapError(sseError);
+      });
+    }
+    if (http && kind) httpKindCache.set(this.key, this.#link?.kind === 'sse' ? 'sse' : 'streamable-http');
+    const state = this.state;
+    if (state.era === 'handshake' && this.options.logLevel && state.capabilities.logging) {
+      await this.link.connection
+        .request('logging/setLevel', { level: this.options.logLevel })
+        .catch((error: unknown) => {
+          this.logger.warn('logging/setLevel failed', error);
+        });
+    }
+  }
+
+  async #establishWith(kind: 'streamable-http' | 'sse' | undefined): Promise<void> {
+    const created = createTransport(this.#target, kind, this.options, this.logger, this.toolHeaders);
+    const link = createLink(created.transport, created.kind, this.key, this.options);
+    this.#wire(link);
+    try {
+      await link.connection.start();
+      this.#codec = this.#newCodec();
+      const handshakeCapabilities = (version: string) =>
+        this.options.capabilities ?? capabilitiesFromHandlers(this.options.handlers, version);
+      const negotiateOptions = {
+        pinnedVersion: this.options.protocolVersion,
+        probeTimeoutMs: this.options.probeTimeoutMs ?? 5_000,
+        initializeTimeoutMs: this.options.initializeTimeoutMs ?? 30_000,
+        clientInfo: this.#clientInfo,
+        handshakeCapabilities,
+        logger: this.logger,
+      };
+      this.#link = link;
+      this.#state =
+        created.kind === 'sse'
+          ? await initialize(link, this.options.protocolVersion ?? LATEST_HANDSHAKE_VERSION, negotiateOptions)
+          : await negotiate(link, this.#codec, negotiateOptions);
+      this.#dead = undefined;
+    } catch (error) {
+      if (this.#link === link) this.#link = undefined;
+      await link.connection.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  #wire(link: Link): void {
+    const { connection } = link;
+    for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
+      connection.setRequestHandler(method, (params, context) =>
+        answerInputRequest(this.options.handlers, method, params, { signal: context.signal }),
+      );
+    }
+    connection.setRequestHandler('ping', () => ({}));
+    const notifications = [
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+      'notifications/resources/updated',
+      'notifications/message',
+      'notifications/subscriptions/acknowledged',
+      'notifications/elicitation/complete',
+    ];
+    for (const method of notifications) {
+      connection.setNotificationHandler(method, (params) => this.#onNotification(method, params));
+    }
+    connection.onClose((error) => this.#onLinkClosed(link, error));
+  }
+
+  #onNotification(method: string, params: Record<string, unknown> | undefined): void {
+    const scope = this.key;
+    switch (method) {
+      case 'notifications/tools/list_changed':
+        this.cache?.invalidate(scope, 'tools/list');
+        this.events.emit('toolsListChanged', undefined);
+        break;
+      case 'notifications/prompts/list_changed':
+        this.cache?.invalidate(scope, 'prompts/list');
+        this.events.emit('promptsListChanged', undefined);
+        break;
+      case 'notifications/resources/list_changed':
+        this.cache?.invalidate(scope, 'resources/list');
+        this.cache?.invalidate(scope, 'resources/templates/list');
+        this.events.emit('resourcesListChanged', undefined);
+        break;
+      case 'notifications/resources/updated': {
+        const uri = params?.uri;
+        if (typeof uri === 'string') {
+          this.cache?.invalidate(scope, 'resources/read', { uri });
+          this.events.emit('resourceUpdated', { uri });
+        }
+        break;
+      }
+      case 'notifications/message':
+        this.events.emit('log', (params ?? {}) as LoggingMessageParams);
+        return;
+      case 'notifications/elicitation/complete':
+        if (typeof params?.elicitationId === 'string')
+          this.events.emit('elicitationComplete', { elicitationId: params.elicitationId });
+        return;
+    }
+    this.subscriptions.route({ method, params });
+  }
+
+  #onLinkClosed(link: Link, error: LocalError): void {
+    if (link !== this.#link || this.#closed) return;
+    const reason = unwrapError(error) as Error;
+    const restartable =
+      this.options.restart !== undefined &&
+      (isStdioTarget(this.#target) || typeof this.#target === 'string' || this.#target instanceof URL);
+    if (!restartable) {
+      this.#die(reason);
+      return;
+    }
+    this.#restarting = this.#restart(reason).finally(() => {
+      this.#restarting = undefined;
+    });
+  }
+
+  #die(reason: Error): void {
+    this.#dead = reason;
+    this.subscriptions.endAll();
+    this.events.emit('close', { error: reason });
+  }
+
+  async #restart(reason: Error): Promise<void> {
+    const policy = this.options.restart ?? {};
+    const attempts = policy.maxAttempts ?? 3;
+    let backoff = policy.backoffMs ?? 500;
+    let last: unknown = reason;
+    for (let attempt = 1; attempt <= attempts && !this.#closed; attempt++) {
+      await delay(backoff);
+      backoff = Math.min(backoff * 2, policy.maxBackoffMs ?? 10_000);
+      try {
+        await this.establish();
+        this.cache?.clear();
+        await this.subscriptions.reopenAll();
+        this.events.emit('restart', { attempt });
+        return;
+      } catch (error) {
+        last = error;
+        this.logger.warn(`restart attempt ${attempt} failed`, error);
+      }
+    }
+    if (!this.#closed) this.#die(last instanceof Error ? last : reason);
+  }
+
+  /** Waits out a restart in progress; throws when the client is closed or its server is gone. */
+  async ready(): Promise<Link> {
+    if (this.#closed) throw new LocalError('connection_closed', 'client is closed');
+    if (this.#restarting) await this.#restarting;
+    if (this.#dead) throw this.#dead;
+    return this.link;
+  }
+
+  /**
+   * One logical request: era codec, MRTR, result-type check, and the failure rules. `idempotent` requests
+   * (list/read/get) are retried once after a link failure; tools/call only when the caller opted in.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions = {},
+    idempotent = false,
+  ): Promise<Result> {
+    const link = await this.ready();
+    try {
+      return await this.#send(link, method, params, options);
+    } catch (caught) {
+      const error = unwrapError(caught);
+      const retryable = (idempotent || options.retry === true) && !options.signal?.aborted;
+      if (error instanceof HttpStatusError && error.sessionExpired) {
+        await this.#renewSession(link);
+        if (retryable) return this.#send(await this.ready(), method, params, options);
+        throw new LocalError(
+          'connection_closed',
+          `the server ended the session during ${method}; a new session was started`,
+          { cause: error },
+        );
+      }
+      if (retryable && isLinkFailure(error) && !this.#closed) {
+        const next = await this.ready().catch(() => undefined);
+        if (next && (next !== link || !link.connection.closed))
+          return this.#send(next, method, params, options).catch((e: unknown) => {
+            throw unwrapError(e);
+          });
+      }
+      throw error;
+    }
+  }
+
+  async #send(
+    link: Link,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions,
+  ): Promise<Result> {
+    const requestOptions = {
+      ...(options.signal ? { signal: options.signal } : {}),
+      timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 60_000,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? this.options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_MS,
+      ...(options.onprogress
+        ? { onprogress: options.onprogress as (p: Record<string, unknown>) => void }
+        : {}),
+      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+    };
+    let result: Result;
+    if (this.state.era === 'stateless') {
+      if (INPUT_REQUIRED_METHODS.has(method)) {
+        return this.#codec.requestWithInput(link.connection, method, params ?? {}, requestOptions, {
+          handlers: this.options.handlers,
+          maxRounds: this.options.maxInputRounds ?? 10,
+          maxTotalTimeoutMs: requestOptions.maxTotalTimeoutMs,
+        });
+      }
+      result = await this.#codec.request(link.connection, method, params, requestOptions);
+    } else {
+      const withTrace = options.traceparent
+        ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent: options.traceparent } }
+        : params;
+      result = await link.connection.request(method, withTrace, requestOptions);
+    }
+    if (readResultType(result) !== 'complete') {
+      throw new LocalError(
+        'protocol_error',
+        `${method} answered input_required, which only tools/call, prompts/get and resources/read may`,
+      );
+    }
+    return result;
+  }
+
+  /** 2025-11-25 Session Management: a 404 on our session means a new initialize without the old id. */
+  async #renewSession(link: Link): Promise<void> {
+    const transport = link.transport;
+    const sessionId = transport instanceof StreamableHttpClientTransport ? transport.sessionId : undefined;
+    if (link !== this.#link) return;
+    const state = this.state;
+    this.#state = await initialize(link, state.protocolVersion, {
+      pinnedVersion: state.protocolVersion,
+      probeTimeoutMs: 0,
+      initializeTimeoutMs: this.options.initializeTimeoutMs ?? 30_000,
+      clientInfo: this.#clientInfo,
+      handshakeCapabilities: (version) =>
+        this.options.capabilities ?? capabilitiesFromHandlers(this.options.handlers, version),
+      logger: this.logger,
+    });
+    this.cache?.clear();
+    await this.subscriptions.reopenAll();
+    this.events.emit('sessionExpired', sessionId === undefined ? {} : { sessionId });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.subscriptions.endAll();
+    const link = this.#link;
+    if (link) await link.connection.close();
+    this.events.emit('close', {});
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Which era does the server speak? 2026-07-28 basic/versioning: Backward Compatibility. On stdio the client
+ * probes with server/discover and falls back to initialize on any non-modern error or a timeout (on the same
+ * process); on HTTP the modern request's 400 body decides. The answer is a property of the server: it is cached
+ * per stdio command line and per HTTP endpoint, and re-probed when the cached assumption fails.
+ */
+import { LocalError, RpcError } from '../jsonrpc/errors.js';
+import { MetaKey } from '../mcp/meta.js';
+import {
+  type Era,
+  LATEST_HANDSHAKE_VERSION,
+  LATEST_PROTOCOL_VERSION,
+  eraOf,
+  handshakeVersions,
+  isSupportedVersion,
+} from '../mcp/revisions.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../mcp/types.js';
+import { HttpStatusError } from '../transports/http/client/errors.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import type { Logger } from '../util/logger.js';
+import type { Link } from './link.js';
+import { type StatelessCodec, isModernError, pickStatelessVersion } from './stateless.js';
+
+export interface ServerState {
+  era: Era;
+  protocolVersion: string;
+  serverInfo: Implementation | undefined;
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+  supportedVersions?: string[];
+}
+
+export interface NegotiateOptions {
+  pinnedVersion: string | undefined;
+  probeTimeoutMs: number;
+  initializeTimeoutMs: number;
+  clientInfo: Implementation;
+  /** Capabilities for the initialize request (the handshake era declares them once). */
+  handshakeCapabilities: (version: string) => ClientCapabilities;
+  logger: Logger;
+}
+
+interface CachedEra {
+  era: Era;
+  version: string;
+}
+
+/** Module-level: every client in this process shares what it learned about a server. */
+const eraCache = new Map<string, CachedEra>();
+
+export function cachedEra(key: string): CachedEra | undefined {
+  return eraCache.get(key);
+}
+
+export function forgetEra(key: string): void {
+  eraCache.delete(key);
+}
+
+/**
+ * Not modern: fall back to initialize. Errors that say nothing about the era (no server at all) are rethrown.
+ * A timeout is a legacy signal only on stdio-like links; on HTTP the status and body decide.
+ */
+function isLegacySignal(error: unknown, http: boolean): boolean {
+  if (isModernError(error)) return false;
+  if (error instanceof RpcError) return true;
+  if (!(error instanceof LocalError)) return false;
+  if (error.code === 'timeout') return !http;
+  if (error.code === 'transport_error' && error.cause instanceof HttpStatusError) return true;
+  return error instanceof HttpStatusError;
+}
+
+export async function negotiate(
+  link: Link,
+  codec: StatelessCodec,
+  options: NegotiateOptions,
+): Promise<ServerState> {
+  const pinned = options.pinnedVersion;
+  if (pinned !== undefined) {
+    if (!isSupportedVersion(pinned)) throw new TypeError(`unsupported protocol version ${pinned}`);
+    if (eraOf(pinned) === 'stateless') {
+      codec.version = pinned;
+      return discover(link, codec, options.initializeTimeoutMs);
+    }
+    return initialize(link, pinned, options);
+  }
+  const http = link.kind === 'streamable-http';
+  const cached = eraCache.get(link.key);
+  if (cached?.era === 'handshake') {
+    try {
+      return await initialize(link, cached.version, options);
+    } catch (error) {
+      if (!isLegacySignal(error, http) && !isModernError(error)) throw error;
+      eraCache.delete(link.key);
+      options.logger.debug(`cached handshake era for ${link.key} no longer holds; probing again`);
+    }
+  }
+  if (cached?.era === 'stateless') codec.version = cached.version;
+  let state: ServerState | undefined;
+  try {
+    state = await discover(link, codec, http ? options.initializeTimeoutMs : options.probeTimeoutMs);
+  } catch (error) {
+    if (!isLegacySignal(error, http)) throw error;
+    options.logger.debug(`server/discover probe says legacy: ${(error as Error).message}`);
+  }
+  if (state === undefined || state.era === 'handshake') {
+    state = await initialize(link, LATEST_HANDSHAKE_VERSION, options);
+  }
+  eraCache.set(link.key, { era: state.era, version: state.protocolVersion });
+  return state;
+}
+
+/** server/discover: its result names versions, capabilities and identity (2026-07-28 server/discover). */
+export async function discover(link: Link, codec: StatelessCodec, timeoutMs: number): Promise<ServerState> {
+  const result = await codec.request(link.connection, 'server/discover', undefined, { timeoutMs });
+  const supported = result.supportedVersions;
+  // A reply without a version list is not a DiscoverResult (a legacy server answering anything with {}).
+  if (!Array.isArray(supported)) return legacyMarker();
+  const version = supported.includes(codec.version) ? codec.version : pickStatelessVersion(supported);
+  if (version === undefined) {
+    if (handshakeVersions().some((v) => supported.includes(v))) return legacyMarker();
+    throw new LocalError(
+      'protocol_error',
+      `no mutually supported protocol version; the server supports ${supported.join(', ')}`,
+    );
+  }
+  codec.version = version;
+  const meta = result._meta as Record<string, unknown> | undefined;
+  return {
+    era: 'stateless',
+    protocolVersion: version,
+    serverInfo: (result.serverInfo ?? meta?.[MetaKey.ServerInfo]) as Implementation | undefined,
+    capabilities: (result.capabilities ?? {}) as ServerCapabilities,
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    supportedVersions: supported.filter((v): v is string => typeof v === 'string'),
+  };
+}
+
+function legacyMarker(): ServerState {
+  return {
+    era: 'handshake',
+    protocolVersion: '',
+    serverInfo: undefined,
+    capabilities: {},
+    instructions: undefined,
+  };
+}
+
+/** basic/lifecycle: initialize, check the version the server chose, then notifications/initialized. */
+export async function initialize(
+  link: Link,
+  version: string,
+  options: NegotiateOptions,
+): Promise<ServerState> {
+  const http = link.transport instanceof StreamableHttpClientTransport ? link.transport : undefined;
+  if (http) {
+    http.mode = 'session';
+    http.resetSession();
+  }
+  const result = await link.connection.request(
+    'initialize',
+    {
+      protocolVersion: version,
+      capabilities: options.handshakeCapabilities(version),
+      clientInfo: options.clientInfo,
+    },
+    { timeoutMs: options.initializeTimeoutMs },
+  );
+  const chosen = result.protocolVersion;
+  if (!isSupportedVersion(chosen) || eraOf(chosen) !== 'handshake') {
+    throw new LocalError(
+      'protocol_error',
+      `the server chose protocol version ${String(chosen)}, which this client does not speak`,
+    );
+  }
+  if (http) http.protocolVersion = chosen;
+  await link.connection.notify('notifications/initialized');
+  http?.openEventStream();
+  return {
+    era: 'handshake',
+    protocolVersion: chosen,
+    serverInfo: result.serverInfo as Implementation | undefined,
+    capabilities: (result.capabilities ?? {}) as ServerCapabilities,
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
+
+export const DEFAULT_STATELESS_VERSION = LATEST_PROTOCOL_VERSION;

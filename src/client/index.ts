@@ -1,0 +1,28 @@
+export { CACHEABLE_METHODS, ResultCache, type ResultCacheOptions } from './cache.js';
+export { type CallToolParams, McpClient } from './client.js';
+export { type ServerState, cachedEra, forgetEra } from './era.js';
+export {
+  ClientEventEmitter,
+  type ClientEventListener,
+  type ClientEventName,
+  type ClientEvents,
+} from './events.js';
+export { withElicitationDefaults } from './input.js';
+export { isModernError } from './stateless.js';
+export type { NotificationListener, ServerNotification, Subscription } from './subscriptions.js';
+export type {
+  CallOptions,
+  ClientHandlers,
+  ClientOptions,
+  ConnectTarget,
+  HttpTransportKind,
+  InputContext,
+  RequestOptionsLite,
+  RestartPolicy,
+  StdioTarget,
+} from './types.js';
+export {
+  HttpStatusError,
+  SseClientTransport,
+  StreamableHttpClientTransport,
+} from '../transports/http/client/index.js';

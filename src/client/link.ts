@@ -1,0 +1,129 @@
+/**
+ * A link is one live transport plus the Connection on it: what a client talks through until it closes or is
+ * restarted. Building one from a target (stdio command, URL, or a transport) lives here.
+ */
+import { Connection } from '../jsonrpc/connection.js';
+import type { JSONRPCMessage, RequestId } from '../jsonrpc/messages.js';
+import type { SendOptions, Transport } from '../jsonrpc/transport.js';
+import { mcpHooks } from '../mcp/hooks.js';
+import { SseClientTransport } from '../transports/http/client/sse.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import { StdioClientTransport } from '../transports/stdio/client.js';
+import type { Logger } from '../util/logger.js';
+import type { ToolHeaderRegistry } from './tool-headers.js';
+import type { ClientOptions, ConnectTarget, StdioTarget } from './types.js';
+
+export type LinkKind = 'stdio' | 'streamable-http' | 'sse' | 'custom';
+
+/**
+ * Forwards everything to the real transport and remembers the id of the last request sent: Connection.request
+ * sends synchronously, so the caller reads the id of the request it just issued (subscriptions key on it).
+ */
+class TapTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  lastRequestId: RequestId | undefined;
+  readonly inner: Transport;
+
+  constructor(inner: Transport) {
+    this.inner = inner;
+    inner.onmessage = (message, extra) => this.onmessage?.(message, extra);
+    inner.onclose = (reason) => this.onclose?.(reason);
+    inner.onerror = (error) => this.onerror?.(error);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if ('method' in message && 'id' in message) this.lastRequestId = message.id;
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  cancelRequest(id: RequestId, reason: unknown): boolean {
+    return this.inner.cancelRequest?.(id, reason) ?? false;
+  }
+}
+
+export interface Link {
+  readonly kind: LinkKind;
+  readonly transport: Transport;
+  readonly connection: Connection;
+  /** Id of the request most recently handed to the transport. */
+  lastRequestId(): RequestId | undefined;
+  /** A stable name for the server: era cache and result cache scope. */
+  readonly key: string;
+}
+
+export function isStdioTarget(target: ConnectTarget): target is StdioTarget {
+  return (
+    typeof target === 'object' &&
+    !(target instanceof URL) &&
+    'command' in target &&
+    typeof target.command === 'string'
+  );
+}
+
+function isTransport(target: ConnectTarget): target is Transport {
+  return (
+    typeof target === 'object' && !(target instanceof URL) && typeof (target as Transport).send === 'function'
+  );
+}
+
+/** The server's identity for caches: the command line (stdio) or the endpoint URL without query (HTTP). */
+export function targetKey(target: ConnectTarget): string {
+  if (isStdioTarget(target))
+    return `stdio:${JSON.stringify([target.command, target.args ?? [], target.cwd ?? ''])}`;
+  if (typeof target === 'string' || target instanceof URL) {
+    const url = new URL(target);
+    return `http:${url.origin}${url.pathname}`;
+  }
+  return `transport:${Math.random().toString(36).slice(2)}`;
+}
+
+export function createTransport(
+  target: ConnectTarget,
+  kind: 'streamable-http' | 'sse' | undefined,
+  options: ClientOptions,
+  logger: Logger,
+  toolHeaders: ToolHeaderRegistry,
+): { transport: Transport; kind: LinkKind } {
+  if (isStdioTarget(target)) {
+    const transport = new StdioClientTransport(target, {
+      logger,
+      ...(options.onstderr ? { onstderr: options.onstderr } : {}),
+    });
+    return { transport, kind: 'stdio' };
+  }
+  if (typeof target === 'string' || target instanceof URL) {
+    const common = {
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      logger,
+    };
+    if (kind === 'sse') return { transport: new SseClientTransport(target, common), kind: 'sse' };
+    const transport = new StreamableHttpClientTransport(target, {
+      ...common,
+      requestHeaders: (message) => toolHeaders.headersFor(message),
+    });
+    return { transport, kind: 'streamable-http' };
+  }
+  if (isTransport(target)) return { transport: target, kind: 'custom' };
+  throw new TypeError('connect target must be a stdio command, an HTTP URL or a Transport');
+}
+
+export function createLink(transport: Transport, kind: LinkKind, key: string, options: ClientOptions): Link {
+  const tap = new TapTransport(transport);
+  const connection = new Connection(tap, {
+    hooks: mcpHooks,
+    ...(options.timeoutMs !== undefined ? { defaultTimeoutMs: options.timeoutMs } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  return { kind, transport, connection, key, lastRequestId: () => tap.lastRequestId };
+}

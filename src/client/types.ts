@@ -1,0 +1,97 @@
+import type { Transport } from '../jsonrpc/transport.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  JSONObject,
+  LoggingLevel,
+  Root,
+} from '../mcp/types.js';
+import type { StdioServerParameters } from '../transports/stdio/client.js';
+import type { Logger } from '../util/logger.js';
+import type { ResultCache } from './cache.js';
+
+/** What the server asked for, and on whose behalf: the request that needed input (or none, legacy push). */
+export interface InputContext {
+  /** The client request that is waiting for this input (tools/call, prompts/get, resources/read), if known. */
+  readonly relatedMethod?: string;
+  readonly signal: AbortSignal;
+}
+
+/** The host's answers to server-to-client requests, in either era (MRTR input requests or legacy requests). */
+export interface ClientHandlers {
+  elicitation?: (params: ElicitRequestParams, context: InputContext) => ElicitResult | Promise<ElicitResult>;
+  sampling?: (
+    params: CreateMessageRequestParams,
+    context: InputContext,
+  ) => CreateMessageResult | Promise<CreateMessageResult>;
+  roots?: (context: InputContext) => Root[] | Promise<Root[]>;
+}
+
+export interface RestartPolicy {
+  /** Reconnection attempts after an unexpected close (default 3). */
+  maxAttempts?: number;
+  /** First backoff; doubles per attempt (default 500 ms). */
+  backoffMs?: number;
+  /** Cap on one backoff (default 10 s). */
+  maxBackoffMs?: number;
+}
+
+export type HttpTransportKind = 'streamable-http' | 'sse' | 'auto';
+
+export interface ClientOptions {
+  clientInfo?: Implementation;
+  /** Declared capabilities; by default derived from the handlers given. */
+  capabilities?: ClientCapabilities;
+  handlers?: ClientHandlers;
+  /** Per-request timeout (default 60 s); progress restarts it, up to `maxTotalTimeoutMs`. */
+  timeoutMs?: number;
+  /** Hard cap per call, however much progress is reported; for MRTR, across all rounds (default 10 min). */
+  maxTotalTimeoutMs?: number;
+  /** Timeout of the `server/discover` probe and of `initialize` (default 5 s for the probe, 30 s for initialize). */
+  probeTimeoutMs?: number;
+  initializeTimeoutMs?: number;
+  /** Pin a protocol version: no era probe, no fallback. */
+  protocolVersion?: string;
+  /** Added to every HTTP request. */
+  headers?: Record<string, string>;
+  transport?: HttpTransportKind;
+  /** Cap on one HTTP response body or SSE event (default 16 MiB). */
+  maxResponseBytes?: number;
+  logger?: Logger;
+  /** Minimum server log level: `_meta` logLevel (2026-07-28) or logging/setLevel (handshake era). */
+  logLevel?: LoggingLevel;
+  /** Restart a dead stdio server and re-subscribe (off by default). */
+  restart?: RestartPolicy;
+  /** Result cache honouring ttlMs/cacheScope; `false` disables caching. Default: a private per-client cache. */
+  cache?: ResultCache | false;
+  /** Rounds of input_required answered per call before giving up (default 10). */
+  maxInputRounds?: number;
+  /** Stderr lines of a stdio server. */
+  onstderr?: (line: string) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxTotalTimeoutMs?: number;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** W3C traceparent for this call (`_meta.traceparent`). */
+  traceparent?: string;
+  /** tools/call is never retried after a connection failure unless this is set. */
+  retry?: boolean;
+}
+
+export interface RequestOptionsLite {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  traceparent?: string;
+}
+
+export type StdioTarget = StdioServerParameters;
+export type ConnectTarget = StdioTarget | string | URL | Transport;
+
+export type Params = JSONObject;

@@ -1,0 +1,64 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type FetchHandler,
+  type FetchHandlerContext,
+  type HttpMcpServer,
+  type HttpServerOptions,
+  type NodeHandler,
+  createFetchHandler,
+  createNodeHandler,
+} from '../transports/http/server/index.js';
+
+export { createFetchHandler, createNodeHandler };
+export type { FetchHandler, FetchHandlerContext, HttpMcpServer, HttpServerOptions, NodeHandler };
+
+export interface ListenOptions extends HttpServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1: 2025-11-25 basic/transports security — local servers bind to localhost only. */
+  host?: string;
+  /** The MCP endpoint path (default '/mcp'). */
+  path?: string;
+}
+
+export interface Listening {
+  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
+  readonly url: string;
+  readonly port: number;
+  readonly httpServer: Server;
+  /** Ends every session, closes open connections and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */
+export async function listen(server: HttpMcpServer, options: ListenOptions = {}): Promise<Listening> {
+  const { port = 0, host = '127.0.0.1', path = '/mcp', ...rest } = options;
+  const handler = createNodeHandler(server, { ...rest, path });
+  const httpServer = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostPart}:${address.port}${path}`,
+    port: address.port,
+    httpServer,
+    close() {
+      closing ??= (async () => {
+        await handler.close();
+        await new Promise<void>((resolve) => {
+          httpServer.close(() => resolve());
+          httpServer.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

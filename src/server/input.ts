@@ -1,0 +1,133 @@
+/**
+ * Asking the client for input (elicitation, sampling, roots) from inside a handler, in both eras:
+ * - handshake era: server-initiated requests on the session, tied to the request being served;
+ * - 2026-07-28 (basic/patterns/mrtr): answers already present (this retry's `inputResponses` or a verified
+ *   `requestState`) are returned at once; anything missing throws `InputRequiredSignal`, which the dispatcher turns
+ *   into an `InputRequiredResult`. The retry re-runs the handler from the top with the answers available.
+ */
+import { RpcError } from '../jsonrpc/errors.js';
+import type { RequestContext } from '../jsonrpc/connection.js';
+import { missingRequiredClientCapability } from '../mcp/errors.js';
+import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../mcp/types.js';
+
+export interface InputBackend {
+  request(requests: InputRequests, signal: AbortSignal): Promise<Record<string, InputResponse>>;
+}
+
+/** Thrown through the handler on a 2026-07-28 request that lacks answers; never reaches the client as an error. */
+export class InputRequiredSignal extends Error {
+  readonly inputRequests: InputRequests;
+  /** Every answer the handler consumed before it stopped: carried forward in the next requestState. */
+  readonly consumed: Record<string, InputResponse>;
+
+  constructor(inputRequests: InputRequests, consumed: Record<string, InputResponse>) {
+    super('input required');
+    this.name = 'InputRequiredSignal';
+    this.inputRequests = inputRequests;
+    this.consumed = consumed;
+  }
+}
+
+/** The capability an input request needs, or undefined when the client declared it. */
+export function missingCapabilityFor(request: InputRequest, capabilities: ClientCapabilities): ClientCapabilities | undefined {
+  switch (request.method) {
+    case 'elicitation/create': {
+      const elicitation = capabilities.elicitation;
+      if (request.params.mode === 'url') return elicitation?.url ? undefined : { elicitation: { url: {} } };
+      // An empty `elicitation: {}` declares form mode (2025-11-25 client/elicitation).
+      return elicitation && (elicitation.form || !elicitation.url) ? undefined : { elicitation: { form: {} } };
+    }
+    case 'sampling/createMessage':
+      return capabilities.sampling ? undefined : { sampling: {} };
+    case 'roots/list':
+      return capabilities.roots ? undefined : { roots: {} };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether an answer has the shape of the result its request asks for; a malformed answer is asked again. */
+export function isValidInputResponse(method: InputRequest['method'], value: unknown): value is InputResponse {
+  if (!isObject(value)) return false;
+  switch (method) {
+    case 'elicitation/create':
+      return (
+        (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel') &&
+        (value.content === undefined || isObject(value.content))
+      );
+    case 'sampling/createMessage':
+      return (
+        (value.role === 'assistant' || value.role === 'user') &&
+        typeof value.model === 'string' &&
+        (isObject(value.content) || Array.isArray(value.content))
+      );
+    case 'roots/list':
+      return Array.isArray(value.roots) && value.roots.every((root) => isObject(root) && typeof root.uri === 'string');
+  }
+}
+
+/** Handshake era: concurrent server-to-client requests on the session, routed onto the request's stream. */
+export function sessionInputBackend(
+  context: RequestContext,
+  capabilities: () => ClientCapabilities,
+): InputBackend {
+  return {
+    async request(requests, signal) {
+      const entries = Object.entries(requests);
+      for (const [, request] of entries) {
+        const missing = missingCapabilityFor(request, capabilities());
+        if (missing) throw new Error(`the client does not support ${request.method} (capability ${Object.keys(missing)[0]})`);
+      }
+      const answers = await Promise.all(
+        entries.map(([, request]) => context.request(request.method, request.params ?? {}, { signal })),
+      );
+      const result: Record<string, InputResponse> = {};
+      entries.forEach(([key], index) => {
+        result[key] = answers[index] as InputResponse;
+      });
+      return result;
+    },
+  };
+}
+
+/** 2026-07-28: answers come from the request itself; missing ones end this run with an InputRequiredSignal. */
+export class MrtrInputBackend implements InputBackend {
+  readonly #available: Record<string, unknown>;
+  readonly #capabilities: ClientCapabilities;
+  readonly #consumed: Record<string, InputResponse> = {};
+
+  constructor(available: Record<string, unknown>, capabilities: ClientCapabilities) {
+    this.#available = available;
+    this.#capabilities = capabilities;
+  }
+
+  async request(requests: InputRequests): Promise<Record<string, InputResponse>> {
+    const missing: InputRequests = {};
+    const result: Record<string, InputResponse> = {};
+    let required: ClientCapabilities | undefined;
+    for (const [key, request] of Object.entries(requests)) {
+      const needed = missingCapabilityFor(request, this.#capabilities);
+      if (needed) required = { ...required, ...needed };
+      const answer = Object.hasOwn(this.#available, key) ? this.#available[key] : undefined;
+      if (isValidInputResponse(request.method, answer)) {
+        result[key] = answer;
+        this.#consumed[key] = answer;
+      } else {
+        missing[key] = request;
+      }
+    }
+    // 2026-07-28: a request that needs an undeclared capability fails with -32021 (and nothing is asked).
+    if (required) throw missingRequiredClientCapability(required);
+    if (Object.keys(missing).length > 0) throw new InputRequiredSignal(missing, { ...this.#consumed });
+    return result;
+  }
+}
+
+/** For requests that may not return input_required: asking for input there is a server bug, reported as such. */
+export const noInputBackend: InputBackend = {
+  request() {
+    return Promise.reject(new RpcError(-32603, 'this request cannot ask the client for input'));
+  },
+};

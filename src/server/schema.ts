@@ -1,0 +1,169 @@
+/**
+ * Tool schemas: plain JSON Schema (2020-12 by default, 2019-09 or draft-07 when `$schema` says so) or any
+ * Standard Schema. Compiled once at registration. `$ref` resolves only inside the schema: validators are
+ * compiled synchronously with no loader, so nothing is ever fetched, and an unresolvable reference fails
+ * registration instead of a call.
+ */
+import { Ajv as Ajv07, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { JSONObject } from '../mcp/types.js';
+import type { SchemaInput, StandardSchema } from './types.js';
+
+export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
+
+export interface CompiledSchema {
+  /** The JSON Schema sent in tools/list (the caller's object as given, or the vendor's conversion). */
+  readonly jsonSchema: JSONObject;
+  validate(value: unknown): ValidationOutcome | Promise<ValidationOutcome>;
+}
+
+/** Nesting deeper than this is refused at registration (composition bombs, stack depth in validators). */
+export const MAX_SCHEMA_DEPTH = 64;
+const MAX_SCHEMA_NODES = 20_000;
+const MAX_REPORTED_ERRORS = 5;
+
+type Dialect = '2020-12' | '2019-09' | 'draft-07';
+type AnyAjv = { compile(schema: object): ValidateFunction };
+
+const instances = new Map<Dialect, AnyAjv>();
+
+function ajvFor(dialect: Dialect): AnyAjv {
+  let ajv = instances.get(dialect);
+  if (ajv) return ajv;
+  // addUsedSchema: false — a schema's `$id` never registers it globally, so two tools may share an `$id` and one
+  // tool's schema can never be `$ref`-ed from another's.
+  const options = { strict: false, allErrors: false, validateFormats: false, addUsedSchema: false, logger: false } as const;
+  ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv07(options);
+  instances.set(dialect, ajv);
+  return ajv;
+}
+
+function dialectOf(schema: JSONObject): Dialect {
+  const declared = schema.$schema;
+  if (declared === undefined) return '2020-12';
+  if (typeof declared !== 'string') throw new TypeError('$schema must be a string');
+  if (declared.includes('2020-12')) return '2020-12';
+  if (declared.includes('2019-09')) return '2019-09';
+  if (/draft-0[67]/.test(declared)) return 'draft-07';
+  throw new TypeError(`unsupported JSON Schema dialect ${JSON.stringify(declared)} (use 2020-12, 2019-09 or draft-07)`);
+}
+
+export function isStandardSchema(value: unknown): value is StandardSchema {
+  if (typeof value !== 'object' && typeof value !== 'function') return false;
+  const standard = (value as { '~standard'?: unknown } | null)?.['~standard'];
+  return typeof standard === 'object' && standard !== null && typeof (standard as { validate?: unknown }).validate === 'function';
+}
+
+/** Refuses schemas nested beyond MAX_SCHEMA_DEPTH or larger than MAX_SCHEMA_NODES, iteratively. */
+export function checkSchemaShape(schema: unknown): void {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: schema, depth: 0 }];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_SCHEMA_DEPTH) throw new RangeError(`schema nesting exceeds ${MAX_SCHEMA_DEPTH} levels`);
+    if (++nodes > MAX_SCHEMA_NODES) throw new RangeError(`schema has more than ${MAX_SCHEMA_NODES} nodes`);
+    for (const child of Object.values(value)) stack.push({ value: child, depth: depth + 1 });
+  }
+}
+
+function describeErrors(validate: ValidateFunction): string {
+  const errors = validate.errors ?? [];
+  return errors
+    .slice(0, MAX_REPORTED_ERRORS)
+    .map((error) => {
+      const where = error.instancePath === '' ? '(root)' : error.instancePath;
+      const extra = error.keyword === 'additionalProperties' ? ` '${String(error.params.additionalProperty)}'` : '';
+      return `${where} ${error.message ?? 'is invalid'}${extra}`;
+    })
+    .join('; ');
+}
+
+function compileJsonSchema(schema: JSONObject): CompiledSchema {
+  checkSchemaShape(schema);
+  let validate: ValidateFunction;
+  try {
+    validate = ajvFor(dialectOf(schema)).compile(schema);
+  } catch (error) {
+    throw new TypeError(`invalid JSON Schema: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    jsonSchema: schema,
+    validate(value) {
+      try {
+        return validate(value) ? { ok: true, value } : { ok: false, message: describeErrors(validate) };
+      } catch (error) {
+        // A pathological input against a recursive schema can exhaust the stack: a failed validation, not a crash.
+        return { ok: false, message: `could not be validated (${(error as Error).message})` };
+      }
+    },
+  };
+}
+
+function standardToJsonSchema(schema: StandardSchema, role: 'input' | 'output'): JSONObject {
+  const converter = schema['~standard'].jsonSchema?.[role];
+  let converted: unknown;
+  if (typeof converter === 'function') {
+    converted = converter.call(schema['~standard'].jsonSchema, { target: 'draft-2020-12' });
+  } else if (typeof (schema as { toJSONSchema?: unknown }).toJSONSchema === 'function') {
+    converted = (schema as unknown as { toJSONSchema(): unknown }).toJSONSchema();
+  } else {
+    throw new TypeError(
+      `cannot convert a ${schema['~standard'].vendor} schema to JSON Schema (no ~standard.jsonSchema); pass a JSON Schema`,
+    );
+  }
+  if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
+    throw new TypeError('the schema converter did not return a JSON Schema object');
+  }
+  checkSchemaShape(converted);
+  return converted as JSONObject;
+}
+
+function compileStandardSchema(schema: StandardSchema, role: 'input' | 'output'): CompiledSchema {
+  const jsonSchema = standardToJsonSchema(schema, role);
+  const toOutcome = (result: Awaited<ReturnType<StandardSchema['~standard']['validate']>>): ValidationOutcome => {
+    if (result.issues === undefined) return { ok: true, value: result.value };
+    const message = result.issues
+      .slice(0, MAX_REPORTED_ERRORS)
+      .map((issue) => {
+        const path = (issue.path ?? []).map((segment) =>
+          typeof segment === 'object' && segment !== null && 'key' in segment ? String(segment.key) : String(segment),
+        );
+        return path.length > 0 ? `/${path.join('/')}: ${issue.message}` : issue.message;
+      })
+      .join('; ');
+    return { ok: false, message };
+  };
+  return {
+    jsonSchema,
+    validate(value) {
+      const result = schema['~standard'].validate(value);
+      return result instanceof Promise ? result.then(toOutcome) : toOutcome(result);
+    },
+  };
+}
+
+/**
+ * Compiles a tool's input or output schema. Throws (at registration) on an unsupported dialect, an external or
+ * unresolvable `$ref`, excessive nesting, or a root that is not an object schema.
+ */
+export function compileSchema(input: SchemaInput, role: 'input' | 'output'): CompiledSchema {
+  const compiled = isStandardSchema(input) ? compileStandardSchema(input, role) : compileJsonSchema(input as JSONObject);
+  const rootType = compiled.jsonSchema.type;
+  // MCP: inputSchema is `type: "object"`; outputSchema describes structuredContent, an object too.
+  if (role === 'input' && rootType !== 'object') throw new TypeError('a tool inputSchema must have type "object"');
+  if (role === 'output' && rootType !== undefined && rootType !== 'object') {
+    throw new TypeError('a tool outputSchema must describe an object');
+  }
+  return compiled;
+}
+
+/** The schema of a tool that takes no arguments. */
+export const EMPTY_INPUT_SCHEMA: CompiledSchema = {
+  jsonSchema: { type: 'object' },
+  validate: (value) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? { ok: true, value }
+      : { ok: false, message: '(root) must be object' },
+};

@@ -1,0 +1,310 @@
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../jsonrpc/messages.js';
+import type { MessageExtra, Transport } from '../jsonrpc/transport.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/revisions.js';
+import type { Icon, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
+import { UriTemplate } from '../mcp/uri-template.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
+import { type Cache, type RevisionCodec, buildCodecs } from './codec.js';
+import {
+  type FetchHandler,
+  type HttpServerOptions,
+  type Listening,
+  type ListenOptions,
+  type NodeHandler,
+  createFetchHandler,
+  createNodeHandler,
+  listen,
+} from './http.js';
+import type { PromptDefinition, ResourceDefinition, ServerCore, TemplateDefinition, ToolDefinition } from './core.js';
+import { Collection, pick } from './registry.js';
+import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
+import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
+import { HandshakeSession, type ServerSession } from './session.js';
+import { StatelessDispatcher, isStatelessRequest } from './stateless.js';
+import { DualEraChannel } from './stdio.js';
+import { type ListChange, ListenHub } from './subscriptions.js';
+import type {
+  CacheHints,
+  PromptConfig,
+  PromptHandler,
+  RegisteredHandle,
+  ResourceHandler,
+  ResourceMetadata,
+  ResourceTemplateConfig,
+  ResourceTemplateHandler,
+  ToolConfig,
+  ToolHandler,
+} from './types.js';
+
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+  /** Guidance for the model about this server (initialize / server/discover `instructions`). */
+  instructions?: string;
+}
+
+export interface McpServerOptions {
+  /** Items per tools/resources/prompts list page (default 500). */
+  pageSize?: number;
+  /** Default caching hints on list/read/discover results (default ttlMs 0, cacheScope "private"). */
+  cache?: CacheHints;
+  /** requestState sealing: key (default random per process) and lifetime. */
+  requestState?: RequestStateOptions;
+  /** Concurrent subscriptions/listen streams (default 100). */
+  maxListens?: number;
+  /** Extra capabilities to advertise (experimental, extensions). */
+  capabilities?: ServerCapabilities;
+  logger?: Logger;
+}
+
+export interface StatelessRequestContext {
+  extra?: MessageExtra;
+  signal: AbortSignal;
+  notify: (notification: JSONRPCNotification) => void;
+}
+
+const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const;
+const RESOURCE_FIELDS = ['title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta'] as const;
+const PROMPT_FIELDS = ['title', 'description', 'arguments', 'icons', '_meta'] as const;
+
+/**
+ * An MCP server that speaks every revision from 2024-11-05 to 2026-07-28 at once: handshake sessions through
+ * `connect`, stateless 2026-07-28 requests through `handleStatelessRequest`, both over stdio with `serveStdio`.
+ */
+export class McpServer {
+  readonly #core: ServerCore;
+  readonly #codecs: Map<string, RevisionCodec>;
+  readonly #stateless: StatelessDispatcher;
+  readonly #listens: ListenHub;
+  readonly #sessions = new Set<HandshakeSession>();
+  readonly #extraCapabilities: ServerCapabilities;
+  #pendingChanges = new Set<ListChange>();
+
+  constructor(info: McpServerInfo, options: McpServerOptions = {}) {
+    const { instructions, ...implementation } = info;
+    const serverInfo = implementation as Implementation;
+    this.#codecs = buildCodecs(SUPPORTED_PROTOCOL_VERSIONS, serverInfo);
+    this.#extraCapabilities = options.capabilities ?? {};
+    const defaultCache: Cache = {
+      ttlMs: Math.max(0, Math.floor(options.cache?.ttlMs ?? 0)),
+      cacheScope: options.cache?.cacheScope ?? 'private',
+    };
+    const changed = (change: ListChange) => () => this.#listChanged(change);
+    const codecs = this.#codecs;
+    this.#core = {
+      serverInfo,
+      instructions,
+      tools: new Collection<ToolDefinition>(toolWire, changed('tools')),
+      resources: new Collection<ResourceDefinition>(resourceWire, changed('resources')),
+      templates: new Collection<TemplateDefinition>(templateWire, changed('resources')),
+      prompts: new Collection<PromptDefinition>(promptWire, changed('prompts')),
+      pageSize: Math.max(1, Math.floor(options.pageSize ?? 500)),
+      defaultCache,
+      sealer: new RequestStateSealer(options.requestState),
+      logger: options.logger ?? silentLogger,
+      maxListens: options.maxListens ?? 100,
+      codec(revision) {
+        const codec = codecs.get(revision);
+        if (!codec) throw new Error(`no codec for revision ${revision}`);
+        return codec;
+      },
+      capabilities: () => this.#capabilities(),
+    };
+    this.#listens = new ListenHub(this.#core.maxListens);
+    this.#stateless = new StatelessDispatcher(this.#core, this.#listens);
+  }
+
+  get serverInfo(): Implementation {
+    return this.#core.serverInfo;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: the handler's argument type follows the caller's schema.
+  registerTool<Args = any>(name: string, config: ToolConfig, handler: ToolHandler<Args>): RegisteredHandle<ToolConfig> {
+    if (name.length === 0 || name.length > 128) throw new RangeError('tool names are 1 to 128 characters');
+    if (!/^[A-Za-z0-9_.-]+$/.test(name)) this.#core.logger.warn(`tool name ${name} has characters outside [A-Za-z0-9_.-]`);
+    const handle = this.#core.tools.add(name, defineTool(config, handler), 'tool');
+    return {
+      get name() {
+        return handle.name;
+      },
+      get enabled() {
+        return handle.enabled;
+      },
+      update: (changes) => {
+        const current = this.#core.tools.find(name)?.config;
+        if (!current) throw new Error(`tool ${name} was removed`);
+        handle.update(defineTool({ ...current.config, ...changes }, current.handler));
+      },
+      enable: () => handle.enable(),
+      disable: () => handle.disable(),
+      remove: () => handle.remove(),
+    };
+  }
+
+  registerResource(
+    name: string,
+    uri: string,
+    metadata: ResourceMetadata,
+    handler: ResourceHandler,
+  ): RegisteredHandle<ResourceMetadata> {
+    new URL(uri); // a resource URI must be a URI (throws TypeError otherwise)
+    const handle = this.#core.resources.add(uri, { name, metadata, handler }, 'resource');
+    return adaptHandle(handle, (changes) => ({ metadata: { ...metadataOf(this.#core.resources.find(uri)), ...changes } }));
+  }
+
+  registerResourceTemplate(
+    name: string,
+    uriTemplate: string,
+    config: ResourceTemplateConfig,
+    handler: ResourceTemplateHandler,
+  ): RegisteredHandle<ResourceTemplateConfig> {
+    const template = new UriTemplate(uriTemplate);
+    const handle = this.#core.templates.add(name, { template, config, handler }, 'resource template');
+    return adaptHandle(handle, (changes) => ({ config: { ...this.#core.templates.find(name)?.config.config, ...changes } }));
+  }
+
+  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredHandle<PromptConfig> {
+    const handle = this.#core.prompts.add(name, { config, handler }, 'prompt');
+    return adaptHandle(handle, (changes) => ({ config: { ...this.#core.prompts.find(name)?.config.config, ...changes } }));
+  }
+
+  /** The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks. */
+  toolInputSchema(name: string): unknown {
+    return this.#core.tools.get(name)?.config.input.jsonSchema;
+  }
+
+  /** Tells subscribers (legacy resources/subscribe, 2026-07-28 listen streams) that a resource changed. */
+  notifyResourceUpdated(uri: string): void {
+    for (const session of this.#sessions) session.resourceUpdated(uri);
+    this.#listens.resourceUpdated(uri);
+  }
+
+  /** True when the request is a 2026-07-28 one (per-request `_meta` protocol version) or `server/discover`. */
+  isStatelessRequest(message: JSONRPCRequest): boolean {
+    return isStatelessRequest(message);
+  }
+
+  /** 2026-07-28: serves one request; its progress and log notifications go to `context.notify` meanwhile. */
+  handleStatelessRequest(request: JSONRPCRequest, context: StatelessRequestContext): Promise<JSONRPCResponse> {
+    return this.#stateless.handle(request, context);
+  }
+
+  /** Handshake era: binds a session to a transport and starts it. */
+  async connect(transport: Transport): Promise<ServerSession> {
+    const session = new HandshakeSession(this.#core, transport);
+    this.#sessions.add(session);
+    session.connection.onClose(() => this.#sessions.delete(session));
+    await session.connection.start();
+    return session;
+  }
+
+  /** Serves both eras on this process's stdin/stdout. Resolves once the channel is open. */
+  async serveStdio(options: StdioServerTransportOptions = {}): Promise<ServerSession> {
+    const stdio = new StdioServerTransport({ logger: this.#core.logger, ...options });
+    return this.connect(new DualEraChannel(stdio, this));
+  }
+
+  /** Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport as a web `(Request) => Response`. */
+  toFetchHandler(options?: HttpServerOptions): FetchHandler {
+    return createFetchHandler(this, options);
+  }
+
+  /** The same on node:http, without web Request/Response on the hot path. */
+  toNodeHandler(options?: HttpServerOptions): NodeHandler {
+    return createNodeHandler(this, options);
+  }
+
+  /** Listens on 127.0.0.1 (default) and serves this server at `path` (default /mcp). */
+  listen(options?: ListenOptions): Promise<Listening> {
+    return listen(this, options);
+  }
+
+  /** Ends every subscription gracefully and closes every session. */
+  async close(): Promise<void> {
+    this.#listens.closeAll();
+    await Promise.all([...this.#sessions].map((session) => session.close()));
+  }
+
+  #capabilities(): ServerCapabilities {
+    return {
+      ...this.#extraCapabilities,
+      logging: {},
+      completions: {},
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      tools: { listChanged: true },
+    };
+  }
+
+  /** Coalesces changes made in one tick (e.g. registering many tools) into one notification per kind. */
+  #listChanged(change: ListChange): void {
+    const first = this.#pendingChanges.size === 0;
+    this.#pendingChanges.add(change);
+    if (!first) return;
+    queueMicrotask(() => {
+      const changes = this.#pendingChanges;
+      this.#pendingChanges = new Set();
+      for (const kind of changes) {
+        for (const session of this.#sessions) session.listChanged(kind);
+        this.#listens.listChanged(kind);
+      }
+    });
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: see ToolDefinition.handler.
+function defineTool(config: ToolConfig, handler: ToolHandler<any>): ToolDefinition {
+  return {
+    config,
+    input: config.inputSchema === undefined ? EMPTY_INPUT_SCHEMA : compileSchema(config.inputSchema, 'input'),
+    output: config.outputSchema === undefined ? undefined : compileSchema(config.outputSchema, 'output'),
+    handler,
+  };
+}
+
+function toolWire(name: string, tool: ToolDefinition): JSONObject {
+  const wire: JSONObject = { name, ...pick(tool.config as Record<string, unknown>, TOOL_FIELDS) };
+  wire.inputSchema = tool.input.jsonSchema;
+  if (tool.output) wire.outputSchema = tool.output.jsonSchema;
+  return wire;
+}
+
+function resourceWire(uri: string, resource: ResourceDefinition): JSONObject {
+  return { uri, name: resource.name, ...pick(resource.metadata as Record<string, unknown>, RESOURCE_FIELDS) };
+}
+
+function templateWire(name: string, template: TemplateDefinition): JSONObject {
+  const fields = pick(template.config as Record<string, unknown>, RESOURCE_FIELDS.filter((f) => f !== 'size'));
+  return { uriTemplate: template.template.template, name, ...fields };
+}
+
+function promptWire(name: string, prompt: PromptDefinition): JSONObject {
+  return { name, ...pick(prompt.config as Record<string, unknown>, PROMPT_FIELDS) };
+}
+
+function metadataOf(entry: { config: ResourceDefinition } | undefined): ResourceMetadata {
+  return entry?.config.metadata ?? {};
+}
+
+function adaptHandle<Definition, Public>(
+  handle: RegisteredHandle<Partial<Definition>>,
+  toDefinition: (changes: Partial<Public>) => Partial<Definition>,
+): RegisteredHandle<Public> {
+  return {
+    get name() {
+      return handle.name;
+    },
+    get enabled() {
+      return handle.enabled;
+    },
+    update: (changes) => handle.update(toDefinition(changes)),
+    enable: () => handle.enable(),
+    disable: () => handle.disable(),
+    remove: () => handle.remove(),
+  };
+}

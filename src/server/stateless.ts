@@ -1,0 +1,212 @@
+/**
+ * 2026-07-28 (stateless): one request in, one response out. Version, client identity and capabilities travel
+ * in every request's `_meta` (basic/index: _meta); nothing is remembered between requests except what a sealed
+ * `requestState` carries.
+ */
+import { RpcError, toWireError } from '../jsonrpc/errors.js';
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../jsonrpc/messages.js';
+import type { MessageExtra } from '../jsonrpc/transport.js';
+import { McpErrorCode, invalidParams, unsupportedProtocolVersion } from '../mcp/errors.js';
+import { MetaKey } from '../mcp/meta.js';
+import { INPUT_REQUIRED_METHODS, Method } from '../mcp/methods.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, eraOf, isSupportedVersion, statelessVersions } from '../mcp/revisions.js';
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type JSONObject,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+} from '../mcp/types.js';
+import type { RevisionCodec } from './codec.js';
+import type { RequestScope } from './context.js';
+import type { ServerCore } from './core.js';
+import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
+import * as ops from './operations.js';
+import { type RequestStateBinding, principalOf } from './request-state.js';
+import type { ListenHub } from './subscriptions.js';
+
+export interface StatelessContext {
+  extra?: MessageExtra;
+  signal: AbortSignal;
+  notify: (notification: JSONRPCNotification) => void;
+}
+
+const MAX_INPUT_RESPONSES = 64;
+
+function isObject(value: unknown): value is JSONObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when a request belongs on the stateless path: it carries a per-request protocol version, or is discover. */
+export function isStatelessRequest(message: JSONRPCRequest): boolean {
+  if (message.method === Method.Discover) return true;
+  const meta = message.params?._meta;
+  return isObject(meta) && meta[MetaKey.ProtocolVersion] !== undefined;
+}
+
+interface RequestMeta {
+  readonly meta: JSONObject;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly logLevel: LoggingLevel | undefined;
+}
+
+/** 2026-07-28 basic/index: every request's `_meta` carries protocolVersion and clientCapabilities. */
+function readMeta(params: JSONObject | undefined): RequestMeta {
+  const meta = params?._meta;
+  if (!isObject(meta)) throw invalidParams(`Missing _meta: every request must carry ${MetaKey.ProtocolVersion}`);
+  const protocolVersion = meta[MetaKey.ProtocolVersion];
+  if (typeof protocolVersion !== 'string') throw invalidParams(`Missing _meta["${MetaKey.ProtocolVersion}"]`);
+  const clientCapabilities = meta[MetaKey.ClientCapabilities];
+  if (!isObject(clientCapabilities)) throw invalidParams(`Missing _meta["${MetaKey.ClientCapabilities}"]`);
+  if (!isSupportedVersion(protocolVersion) || eraOf(protocolVersion) !== 'stateless') {
+    throw unsupportedProtocolVersion(protocolVersion, statelessVersions());
+  }
+  const info = meta[MetaKey.ClientInfo];
+  const level = meta[MetaKey.LogLevel];
+  return {
+    meta,
+    protocolVersion,
+    clientCapabilities: clientCapabilities as ClientCapabilities,
+    clientInfo: isObject(info) ? (info as unknown as Implementation) : undefined,
+    logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined,
+  };
+}
+
+/** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
+function readInputs(
+  core: ServerCore,
+  method: string,
+  params: JSONObject | undefined,
+  extra: MessageExtra | undefined,
+): { available: Record<string, unknown>; round: number; binding: RequestStateBinding } {
+  const isRead = method === Method.ResourcesRead;
+  const binding: RequestStateBinding = {
+    method,
+    name: String((isRead ? params?.uri : params?.name) ?? ''),
+    // An omitted arguments object and an empty one are the same request.
+    arguments: isRead ? null : (params?.arguments ?? {}),
+    principal: principalOf(extra?.authInfo),
+  };
+  const responses = params?.inputResponses;
+  if (responses !== undefined && !isObject(responses)) throw invalidParams('inputResponses must be an object');
+  if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES) throw invalidParams('too many inputResponses');
+  const state = params?.requestState;
+  if (state === undefined) return { available: { ...responses }, round: 0, binding };
+  if (typeof state !== 'string') throw invalidParams('requestState must be a string');
+  const opened = core.sealer.open(state, binding);
+  // Tampered, expired, foreign or replayed on another request: one answer for all, and the handler never runs.
+  if (!opened) throw invalidParams('Invalid requestState');
+  return { available: { ...responses, ...opened.responses }, round: opened.round, binding };
+}
+
+export class StatelessDispatcher {
+  readonly #core: ServerCore;
+  readonly #listens: ListenHub;
+
+  constructor(core: ServerCore, listens: ListenHub) {
+    this.#core = core;
+    this.#listens = listens;
+  }
+
+  async handle(request: JSONRPCRequest, context: StatelessContext): Promise<JSONRPCResponse> {
+    try {
+      const result = await this.#dispatch(request, context);
+      return { jsonrpc: '2.0', id: request.id, result };
+    } catch (error) {
+      if (error instanceof InputRequiredSignal) {
+        // Only the three MRTR methods install a backend that can throw this; anything else is a server bug.
+        return { jsonrpc: '2.0', id: request.id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } };
+      }
+      if (!(error instanceof RpcError)) this.#core.logger.debug(`stateless ${request.method} failed`, error);
+      return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
+    }
+  }
+
+  async #dispatch(request: JSONRPCRequest, context: StatelessContext): Promise<JSONObject> {
+    const params = request.params;
+    const meta = readMeta(params);
+    const codec = this.#core.codec(meta.protocolVersion);
+    switch (request.method) {
+      case Method.Discover:
+        return this.#discover(codec);
+      case Method.ToolsList:
+        return ops.listTools(this.#core, codec, params);
+      case Method.PromptsList:
+        return ops.listPrompts(this.#core, codec, params);
+      case Method.ResourcesList:
+        return ops.listResources(this.#core, codec, params);
+      case Method.ResourcesTemplatesList:
+        return ops.listResourceTemplates(this.#core, codec, params);
+      case Method.CompletionComplete:
+        return ops.complete(this.#core, codec, params);
+      case Method.SubscriptionsListen:
+        return this.#listens.listen(request, codec, context);
+      case Method.ToolsCall:
+      case Method.PromptsGet:
+      case Method.ResourcesRead:
+        return this.#withInput(request, meta, codec, context);
+      default:
+        // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
+        throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
+  }
+
+  #discover(codec: RevisionCodec): JSONObject {
+    const result: JSONObject = {
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities: codec.capabilities(this.#core.capabilities()),
+    };
+    if (this.#core.instructions !== undefined) result.instructions = this.#core.instructions;
+    return codec.finish(result, this.#core.defaultCache);
+  }
+
+  async #withInput(
+    request: JSONRPCRequest,
+    meta: RequestMeta,
+    codec: RevisionCodec,
+    context: StatelessContext,
+  ): Promise<JSONObject> {
+    const { available, round, binding } = readInputs(this.#core, request.method, request.params, context.extra);
+    const input = new MrtrInputBackend(available, meta.clientCapabilities);
+    const scope = this.#scope(request, meta, context, input, round);
+    try {
+      if (request.method === Method.ToolsCall) return await ops.callTool(this.#core, codec, scope, request.params);
+      if (request.method === Method.PromptsGet) return await ops.getPrompt(this.#core, codec, scope, request.params);
+      return await ops.readResource(this.#core, codec, scope, request.params);
+    } catch (error) {
+      if (!(error instanceof InputRequiredSignal) || !INPUT_REQUIRED_METHODS.has(request.method)) throw error;
+      // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
+      const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: error.consumed });
+      return codec.finish({ resultType: 'input_required', inputRequests: error.inputRequests, requestState });
+    }
+  }
+
+  #scope(
+    request: JSONRPCRequest,
+    meta: RequestMeta,
+    context: StatelessContext,
+    input: InputBackend,
+    inputRound: number,
+  ): RequestScope {
+    return {
+      era: 'stateless',
+      protocolVersion: meta.protocolVersion,
+      requestId: request.id,
+      signal: context.signal,
+      clientCapabilities: meta.clientCapabilities,
+      clientInfo: meta.clientInfo,
+      extra: context.extra,
+      meta: meta.meta,
+      // 2026-07-28: no notifications/message unless this request set a logLevel.
+      logLevel: meta.logLevel,
+      inputRound,
+      input,
+      notify: async (method, params) => {
+        if (!context.signal.aborted) context.notify({ jsonrpc: '2.0', method, params });
+      },
+    };
+  }
+}
+

@@ -1,0 +1,126 @@
+/**
+ * 2026-07-28 basic/patterns/subscriptions: `subscriptions/listen` streams. Acknowledgement first, then only the
+ * notification types the client asked for, each tagged with the subscription id (the listen request's id).
+ */
+import { deferred } from '../util/deferred.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import type { JSONRPCRequest, RequestId } from '../jsonrpc/messages.js';
+import { McpErrorCode, invalidParams } from '../mcp/errors.js';
+import { MetaKey } from '../mcp/meta.js';
+import { Notification } from '../mcp/methods.js';
+import type { JSONObject, SubscriptionFilter } from '../mcp/types.js';
+import type { RevisionCodec } from './codec.js';
+import type { StatelessContext } from './stateless.js';
+
+export type ListChange = 'tools' | 'prompts' | 'resources';
+
+const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+
+interface Listener {
+  readonly id: RequestId;
+  readonly filter: SubscriptionFilter;
+  readonly resources: ReadonlySet<string>;
+  readonly context: StatelessContext;
+  readonly end: () => void;
+}
+
+const CHANGE_NOTIFICATION: Record<ListChange, { method: string; field: keyof SubscriptionFilter }> = {
+  tools: { method: Notification.ToolsListChanged, field: 'toolsListChanged' },
+  prompts: { method: Notification.PromptsListChanged, field: 'promptsListChanged' },
+  resources: { method: Notification.ResourcesListChanged, field: 'resourcesListChanged' },
+};
+
+function readFilter(value: unknown): SubscriptionFilter {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidParams('subscriptions/listen requires a notifications filter object');
+  }
+  const raw = value as Record<string, unknown>;
+  const filter: SubscriptionFilter = {};
+  for (const field of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    if (raw[field] === true) filter[field] = true;
+  }
+  const uris = raw.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) {
+      throw invalidParams('resourceSubscriptions must be an array of URIs');
+    }
+    if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) throw invalidParams('too many resourceSubscriptions');
+    filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+export class ListenHub {
+  readonly #listeners = new Set<Listener>();
+  readonly #max: number;
+
+  constructor(maxListens: number) {
+    this.#max = maxListens;
+  }
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  /** Serves one listen request until its signal aborts or the server closes it. */
+  async listen(request: JSONRPCRequest, codec: RevisionCodec, context: StatelessContext): Promise<JSONObject> {
+    const filter = readFilter(request.params?.notifications);
+    if (this.#listeners.size >= this.#max) {
+      throw new RpcError(McpErrorCode.InvalidRequest, `Too many concurrent subscriptions (limit ${this.#max})`);
+    }
+    const id = request.id;
+    const ended = deferred<void>();
+    const listener: Listener = {
+      id,
+      filter,
+      resources: new Set(filter.resourceSubscriptions ?? []),
+      context,
+      end: () => ended.resolve(),
+    };
+    const onAbort = () => ended.resolve();
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      // The acknowledgement is the first message carrying this subscription id; nothing is sent before it.
+      context.notify({
+        jsonrpc: '2.0',
+        method: Notification.SubscriptionsAcknowledged,
+        params: { _meta: { [MetaKey.SubscriptionId]: id }, notifications: filter as JSONObject },
+      });
+      if (!context.signal.aborted) {
+        this.#listeners.add(listener);
+        await ended.promise;
+      }
+    } finally {
+      this.#listeners.delete(listener);
+      context.signal.removeEventListener('abort', onAbort);
+    }
+    return codec.finish({ _meta: { [MetaKey.SubscriptionId]: id } });
+  }
+
+  listChanged(change: ListChange): void {
+    const { method, field } = CHANGE_NOTIFICATION[change];
+    for (const listener of this.#listeners) {
+      if (listener.filter[field] === true) this.#send(listener, method, {});
+    }
+  }
+
+  resourceUpdated(uri: string): void {
+    for (const listener of this.#listeners) {
+      if (listener.resources.has(uri)) this.#send(listener, Notification.ResourceUpdated, { uri });
+    }
+  }
+
+  /** Ends every subscription gracefully: each listen request gets its completion result. */
+  closeAll(): void {
+    for (const listener of [...this.#listeners]) listener.end();
+  }
+
+  #send(listener: Listener, method: string, params: JSONObject): void {
+    if (listener.context.signal.aborted) return;
+    listener.context.notify({
+      jsonrpc: '2.0',
+      method,
+      params: { ...params, _meta: { [MetaKey.SubscriptionId]: listener.id } },
+    });
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The client's HTTP layer on node:http: pooled keep-alive agents (fetch costs several times the CPU per request
+ * on Node), bodies read against a byte cap, and SSE parsed with eventsource-parser.
+ */
+import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
+import { type EventSourceMessage, createParser } from 'eventsource-parser';
+import { LocalError } from '../../../jsonrpc/errors.js';
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 }),
+};
+
+export interface HttpRequestInit {
+  method: 'GET' | 'POST' | 'DELETE';
+  headers: OutgoingHttpHeaders;
+  body?: string;
+  signal?: AbortSignal;
+  /** Replaces the shared keep-alive agent (tests, proxies). */
+  agent?: http.Agent;
+}
+
+export interface OpenedRequest {
+  readonly request: ClientRequest;
+  readonly response: Promise<IncomingMessage>;
+}
+
+/** Starts a request; `response` settles with the status line and headers, or rejects on a network failure. */
+export function openRequest(url: URL, init: HttpRequestInit): OpenedRequest {
+  const secure = url.protocol === 'https:';
+  const send = secure ? https.request : http.request;
+  const headers = { ...init.headers };
+  if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
+  const request = send(url, {
+    method: init.method,
+    headers,
+    agent: init.agent ?? (secure ? agents.https : agents.http),
+    signal: init.signal,
+  });
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve);
+    request.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.name === 'AbortError')
+        reject(new LocalError('cancelled', `${init.method} ${url.href} aborted`));
+      else
+        reject(
+          new LocalError('transport_error', `${init.method} ${url.href} failed: ${error.message}`, {
+            cause: error,
+          }),
+        );
+    });
+  });
+  request.end(init.body);
+  return { request, response };
+}
+
+function responseClosedEarly(response: IncomingMessage): LocalError {
+  return new LocalError(
+    'connection_closed',
+    `HTTP response closed before it was complete (status ${response.statusCode})`,
+  );
+}
+
+/** Reads a whole body as text; a body over `maxBytes` destroys the response and rejects with `response_too_large`. */
+export function readBody(response: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      response.destroy();
+      reject(tooLarge(maxBytes));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        response.destroy();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    response.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    response.once('error', (error) =>
+      reject(new LocalError('connection_closed', error.message, { cause: error })),
+    );
+    response.once('close', () => {
+      if (!response.complete) reject(responseClosedEarly(response));
+    });
+  });
+}
+
+function tooLarge(maxBytes: number): LocalError {
+  return new LocalError('response_too_large', `response exceeded the ${maxBytes}-byte cap`, {
+    data: { maxBytes },
+  });
+}
+
+export interface SseHandlers {
+  onevent(event: EventSourceMessage): void;
+  /** The stream's `retry` field (milliseconds to wait before reconnecting). */
+  onretry?(ms: number): void;
+}
+
+/**
+ * Reads an SSE body until it ends. Resolves on a clean end, rejects when the connection drops or one event
+ * grows past `maxEventBytes` (the stream may be long-lived, so the cap is per event, not per stream).
+ */
+export function readSse(
+  response: IncomingMessage,
+  handlers: SseHandlers,
+  maxEventBytes: number,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let pending = 0;
+    let failed = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        pending = 0;
+        handlers.onevent(event);
+      },
+      onRetry: (ms) => handlers.onretry?.(ms),
+    });
+    const decoder = new StringDecoder('utf8');
+    response.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      pending += chunk.length;
+      if (pending > maxEventBytes) {
+        failed = true;
+        response.destroy();
+        reject(tooLarge(maxEventBytes));
+        return;
+      }
+      parser.feed(decoder.write(chunk));
+    });
+    response.once('end', () => {
+      if (failed) return;
+      parser.feed(decoder.end());
+      resolve();
+    });
+    response.once('error', (error) => {
+      if (!failed) reject(new LocalError('connection_closed', error.message, { cause: error }));
+    });
+    response.once('close', () => {
+      if (!response.complete && !failed) reject(responseClosedEarly(response));
+    });
+  });
+}
+
+export function contentTypeOf(response: IncomingMessage): string {
+  const value = response.headers['content-type'];
+  return (Array.isArray(value) ? value[0] : value)?.split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+export function headerOf(response: IncomingMessage, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,144 @@
+import type { Agent, OutgoingHttpHeaders } from 'node:http';
+import { LocalError } from '../../../jsonrpc/errors.js';
+import type { JSONRPCMessage } from '../../../jsonrpc/messages.js';
+import type { Transport } from '../../../jsonrpc/transport.js';
+import { deferred } from '../../../util/deferred.js';
+import { type Logger, silentLogger } from '../../../util/logger.js';
+import { HttpStatusError } from './errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, contentTypeOf, openRequest, readBody, readSse } from './node-http.js';
+
+export interface SseClientOptions {
+  headers?: Record<string, string>;
+  maxResponseBytes?: number;
+  agent?: Agent;
+  logger?: Logger;
+  /** How long to wait for the `endpoint` event (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * The deprecated 2024-11-05 HTTP+SSE transport, for old servers: a GET opens an SSE stream whose first event,
+ * `endpoint`, names the URL to POST messages to; every server message (responses too) arrives on the stream.
+ */
+export class SseClientTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+
+  readonly url: URL;
+  readonly #options: SseClientOptions;
+  readonly #logger: Logger;
+  readonly #lifetime = new AbortController();
+  #endpoint: URL | undefined;
+  #closedFired = false;
+
+  constructor(url: string | URL, options: SseClientOptions = {}) {
+    this.url = new URL(url);
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** The POST endpoint the server announced. */
+  get endpoint(): URL | undefined {
+    return this.#endpoint;
+  }
+
+  async start(): Promise<void> {
+    const headers: OutgoingHttpHeaders = { ...this.#options.headers, accept: 'text/event-stream' };
+    const opened = openRequest(this.url, {
+      method: 'GET',
+      headers,
+      signal: this.#lifetime.signal,
+      agent: this.#options.agent,
+    });
+    const response = await opened.response;
+    if (response.statusCode !== 200 || contentTypeOf(response) !== 'text/event-stream') {
+      const body = await readBody(response, 64 * 1024).catch(() => '');
+      throw new HttpStatusError(response.statusCode ?? 0, body, { method: 'GET (HTTP+SSE)' });
+    }
+    const endpoint = deferred<URL>();
+    const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
+    const timer = setTimeout(
+      () => endpoint.reject(new LocalError('timeout', 'no endpoint event from the SSE server')),
+      timeoutMs,
+    );
+    const reading = readSse(
+      response,
+      {
+        onevent: (event) => {
+          if (event.event === 'endpoint') {
+            const url = new URL(event.data.trim(), this.url);
+            // The endpoint must stay on the server's origin: a stream must not redirect our messages elsewhere.
+            if (url.origin !== this.url.origin)
+              endpoint.reject(new LocalError('protocol_error', `endpoint ${url.href} is on another origin`));
+            else endpoint.resolve(url);
+            return;
+          }
+          if (event.event !== undefined && event.event !== 'message') return;
+          this.#deliver(event.data);
+        },
+      },
+      this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    );
+    reading.then(
+      () => this.#fireClose(new LocalError('connection_closed', 'the SSE stream ended')),
+      (error: unknown) => this.#fireClose(this.#lifetime.signal.aborted ? undefined : (error as Error)),
+    );
+    try {
+      this.#endpoint = await Promise.race([
+        endpoint.promise,
+        reading.then(() =>
+          Promise.reject(
+            new LocalError('connection_closed', 'the SSE stream ended before the endpoint event'),
+          ),
+        ),
+      ]);
+    } catch (error) {
+      this.#lifetime.abort();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const endpoint = this.#endpoint;
+    if (!endpoint || this.#closedFired)
+      throw new LocalError('not_connected', 'HTTP+SSE transport is not connected');
+    const headers: OutgoingHttpHeaders = { ...this.#options.headers, 'content-type': 'application/json' };
+    const opened = openRequest(endpoint, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(message),
+      signal: this.#lifetime.signal,
+      agent: this.#options.agent,
+    });
+    const response = await opened.response;
+    const body = await readBody(response, 64 * 1024).catch(() => '');
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) throw new HttpStatusError(status, body, { method: 'POST (HTTP+SSE)' });
+  }
+
+  async close(): Promise<void> {
+    this.#lifetime.abort(new LocalError('connection_closed', 'closed'));
+    this.#fireClose(undefined);
+  }
+
+  #deliver(data: string): void {
+    if (data.trim() === '') return;
+    try {
+      this.onmessage?.(JSON.parse(data));
+    } catch (error) {
+      this.#logger.warn('invalid JSON on the SSE stream', error);
+      this.onerror?.(
+        new LocalError('protocol_error', `invalid JSON on the SSE stream: ${(error as Error).message}`),
+      );
+    }
+  }
+
+  #fireClose(reason: Error | undefined): void {
+    if (this.#closedFired) return;
+    this.#closedFired = true;
+    this.onclose?.(reason);
+  }
+}

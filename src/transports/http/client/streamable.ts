@@ -1,0 +1,412 @@
+import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { LocalError } from '../../../jsonrpc/errors.js';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
+import type { Transport } from '../../../jsonrpc/transport.js';
+import { Header, MetaKey } from '../../../mcp/meta.js';
+import { NAMED_METHODS } from '../../../mcp/methods.js';
+import { delay } from '../../../util/abort.js';
+import { type Logger, silentLogger } from '../../../util/logger.js';
+import { encodeHeaderValue } from '../header-values.js';
+import { HttpStatusError } from './errors.js';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  contentTypeOf,
+  headerOf,
+  openRequest,
+  readBody,
+  readSse,
+} from './node-http.js';
+
+/**
+ * `stateless`: 2026-07-28, every request stands alone and carries its version in `_meta` and headers.
+ * `session`: 2025-03-26 to 2025-11-25, an `Mcp-Session-Id` from initialize, a GET stream, resumable streams.
+ */
+export type StreamableHttpMode = 'stateless' | 'session';
+
+export interface StreamableHttpClientOptions {
+  /** Added to every request (authorization, tracing). */
+  headers?: Record<string, string>;
+  mode?: StreamableHttpMode;
+  /** Cap on a JSON body or on one SSE event (default 16 MiB). */
+  maxResponseBytes?: number;
+  agent?: Agent;
+  logger?: Logger;
+  /** Extra headers for one outgoing request, e.g. `Mcp-Param-*` mirrored from a tool's arguments. */
+  requestHeaders?: (message: JSONRPCRequest) => Record<string, string> | undefined;
+  /** Reconnection attempts for the GET stream and resumed request streams (default 5). */
+  maxReconnectAttempts?: number;
+  /** Wait before reconnecting when the server sent no `retry` field (default 1000 ms). */
+  defaultRetryMs?: number;
+}
+
+const ERROR_BODY_CAP = 64 * 1024;
+
+/**
+ * The client side of Streamable HTTP: one POST per message, answered by a JSON body or a per-request SSE
+ * stream. Cancelling a request destroys its HTTP request, which is the 2026-07-28 cancellation signal.
+ */
+export class StreamableHttpClientTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  /** The server ended the session (404 on a request that carried its id); the client should re-initialize. */
+  onsessionexpired?: () => void;
+
+  readonly url: URL;
+  mode: StreamableHttpMode;
+  /** The negotiated handshake-era version, sent as `MCP-Protocol-Version` in session mode. */
+  protocolVersion: string | undefined;
+  #sessionId: string | undefined;
+  readonly #options: StreamableHttpClientOptions;
+  readonly #logger: Logger;
+  readonly #maxBytes: number;
+  readonly #active = new Map<RequestId, AbortController>();
+  readonly #lifetime = new AbortController();
+  #retryMs: number;
+  #getStreamRunning = false;
+  #closed = false;
+
+  constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
+    this.url = new URL(url);
+    this.mode = options.mode ?? 'stateless';
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#retryMs = options.defaultRetryMs ?? 1000;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** Forgets the session (before a fresh initialize). */
+  resetSession(): void {
+    this.#sessionId = undefined;
+    this.protocolVersion = undefined;
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new LocalError('not_connected', 'HTTP transport is closed');
+    if ('method' in message && 'id' in message) return this.#sendRequest(message);
+    return this.#sendOther(message);
+  }
+
+  cancelRequest(id: RequestId): boolean {
+    const controller = this.#active.get(id);
+    if (!controller) return false;
+    controller.abort(new LocalError('cancelled', 'request cancelled'));
+    // 2025-11-25: a dropped stream is not a cancellation; the connection must also send notifications/cancelled.
+    return this.mode === 'stateless';
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const controller of this.#active.values())
+      controller.abort(new LocalError('connection_closed', 'closed'));
+    this.#active.clear();
+    this.#lifetime.abort(new LocalError('connection_closed', 'closed'));
+    if (this.mode === 'session' && this.#sessionId) await this.#deleteSession(this.#sessionId);
+    this.onclose?.();
+  }
+
+  #sessionHeaders(accept: string): OutgoingHttpHeaders {
+    const headers: OutgoingHttpHeaders = { ...this.#options.headers, accept };
+    if (this.#sessionId) headers[Header.SessionId] = this.#sessionId;
+    if (this.protocolVersion) headers[Header.ProtocolVersion] = this.protocolVersion;
+    return headers;
+  }
+
+  #headers(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
+    if (this.mode === 'session') return this.#sessionHeaders(accept);
+    const headers: OutgoingHttpHeaders = { ...this.#options.headers, accept };
+    if (!('method' in message)) return headers;
+    // 2026-07-28 basic/transports/streamable-http: Request Metadata.
+    const params = message.params;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const version = meta?.[MetaKey.ProtocolVersion];
+    if (typeof version === 'string') headers[Header.ProtocolVersion] = version;
+    headers[Header.Method] = message.method;
+    const nameKey = NAMED_METHODS[message.method];
+    const name = nameKey === undefined ? undefined : params?.[nameKey];
+    if (typeof name === 'string') headers[Header.Name] = encodeHeaderValue(name);
+    if ('id' in message) Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    return headers;
+  }
+
+  async #sendRequest(message: JSONRPCRequest): Promise<void> {
+    const controller = new AbortController();
+    this.#active.set(message.id, controller);
+    const headers = this.#headers(message, 'application/json, text/event-stream');
+    headers['content-type'] = 'application/json';
+    const sentSession = headers[Header.SessionId] !== undefined;
+    try {
+      const opened = openRequest(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(message),
+        signal: controller.signal,
+        agent: this.#options.agent,
+      });
+      const response = await opened.response;
+      this.#captureSession(response);
+      await this.#handleResponse(response, message, sentSession, opened.request, controller.signal);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      throw error;
+    } finally {
+      this.#active.delete(message.id);
+    }
+  }
+
+  async #handleResponse(
+    response: IncomingMessage,
+    message: JSONRPCRequest,
+    sentSession: boolean,
+    request: ClientRequest,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status < 300) {
+      const type = contentTypeOf(response);
+      if (type === 'text/event-stream') return this.#readRequestStream(response, message, request, signal);
+      if (type === 'application/json') return this.#deliverText(await readBody(response, this.#maxBytes));
+      await readBody(response, ERROR_BODY_CAP).catch(() => '');
+      throw new LocalError(
+        'protocol_error',
+        `HTTP ${status} (${type || 'no content type'}) answered ${message.method} without a response`,
+      );
+    }
+    const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
+    if (status === 404 && sentSession && this.mode === 'session') {
+      this.#sessionId = undefined;
+      this.onsessionexpired?.();
+      throw new HttpStatusError(status, body, { sessionExpired: true, method: message.method });
+    }
+    // A JSON-RPC error in a 4xx/5xx body is the answer (2026-07-28 puts modern errors behind 400/404).
+    const error = parseErrorResponse(body, message.id);
+    if (error) {
+      this.onmessage?.(error);
+      return;
+    }
+    throw new HttpStatusError(status, body, { method: message.method });
+  }
+
+  async #readRequestStream(
+    response: IncomingMessage,
+    message: JSONRPCRequest,
+    request: ClientRequest,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const state = { answered: false, lastEventId: undefined as string | undefined };
+    let failure: unknown;
+    try {
+      await readSse(response, this.#sseHandlers(message.id, state, request), this.#maxBytes);
+    } catch (error) {
+      failure = error;
+    }
+    if (state.answered || signal.aborted) return;
+    if (failure instanceof LocalError && failure.code === 'response_too_large') throw failure;
+    // 2025-11-25 basic/transports: Resumability and Redelivery, always by GET with Last-Event-ID.
+    if (this.mode === 'session' && state.lastEventId !== undefined) {
+      return this.#resume(message, state as { answered: boolean; lastEventId: string }, signal);
+    }
+    throw new LocalError(
+      'connection_closed',
+      `the server closed the stream before answering ${message.method}`,
+      {
+        cause: failure,
+      },
+    );
+  }
+
+  #sseHandlers(
+    id: RequestId | undefined,
+    state: { answered: boolean; lastEventId?: string },
+    request?: ClientRequest,
+  ) {
+    return {
+      onevent: (event: EventSourceMessage) => {
+        if (event.id !== undefined) state.lastEventId = event.id;
+        if (event.event !== undefined && event.event !== 'message') return;
+        if (event.data.trim() === '') return;
+        const value = this.#parse(event.data);
+        if (value === undefined) return;
+        this.onmessage?.(value);
+        if (id !== undefined && isResponseTo(value, id)) {
+          state.answered = true;
+          // The answer is in; a stream that lingers (a resumed GET) is not ours to keep.
+          if (request) queueMicrotask(() => request.destroy());
+        }
+      },
+      onretry: (ms: number) => {
+        this.#retryMs = ms;
+      },
+    };
+  }
+
+  async #resume(
+    message: JSONRPCRequest,
+    state: { answered: boolean; lastEventId: string },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const attempts = this.#options.maxReconnectAttempts ?? 5;
+    for (let attempt = 0; attempt < attempts && !state.answered; attempt++) {
+      await delay(this.#retryMs, signal);
+      const outcome = await this.#getStream(state.lastEventId, signal, message.id, state).catch(
+        (error: unknown) => error,
+      );
+      if (outcome === 'unsupported') break;
+    }
+    if (state.answered || signal.aborted) return;
+    throw new LocalError('connection_closed', `could not resume the stream for ${message.method}`);
+  }
+
+  /** One GET stream: resolves 'unsupported' when the server has none (405 and other 4xx). */
+  async #getStream(
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+    awaitedId?: RequestId,
+    state: { answered: boolean; lastEventId?: string } = { answered: false },
+  ): Promise<'ended' | 'unsupported'> {
+    const headers = this.#sessionHeaders('text/event-stream');
+    if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
+    const composite = AbortSignal.any([signal, this.#lifetime.signal]);
+    const opened = openRequest(this.url, {
+      method: 'GET',
+      headers,
+      signal: composite,
+      agent: this.#options.agent,
+    });
+    const response = await opened.response;
+    if (response.statusCode !== 200 || contentTypeOf(response) !== 'text/event-stream') {
+      await readBody(response, ERROR_BODY_CAP).catch(() => '');
+      if ((response.statusCode ?? 0) >= 400 && (response.statusCode ?? 0) < 500) return 'unsupported';
+      throw new HttpStatusError(response.statusCode ?? 0, '', { method: 'GET' });
+    }
+    await readSse(response, this.#sseHandlers(awaitedId, state, opened.request), this.#maxBytes).catch(
+      (error) => {
+        if (!state.answered) throw error;
+      },
+    );
+    return 'ended';
+  }
+
+  /**
+   * 2025-11-25: the standalone GET stream for server-initiated messages. Reconnects after the server's
+   * `retry` with `Last-Event-ID`, at most `maxReconnectAttempts` times in a row; stops quietly on 405.
+   */
+  openEventStream(): void {
+    if (this.#getStreamRunning || this.mode !== 'session' || this.#closed) return;
+    this.#getStreamRunning = true;
+    void this.#runEventStream().finally(() => {
+      this.#getStreamRunning = false;
+    });
+  }
+
+  async #runEventStream(): Promise<void> {
+    const attempts = this.#options.maxReconnectAttempts ?? 5;
+    const state: { answered: boolean; lastEventId?: string } = { answered: false };
+    let failures = 0;
+    while (!this.#closed && failures < attempts) {
+      const before = state.lastEventId;
+      try {
+        if (
+          (await this.#getStream(state.lastEventId, this.#lifetime.signal, undefined, state)) ===
+          'unsupported'
+        )
+          return;
+      } catch (error) {
+        if (this.#closed) return;
+        this.#logger.debug('GET stream dropped', error);
+      }
+      failures = state.lastEventId !== before ? 0 : failures + 1;
+      await delay(this.#retryMs, this.#lifetime.signal).catch(() => {});
+    }
+  }
+
+  async #sendOther(message: JSONRPCMessage): Promise<void> {
+    const headers = this.#headers(message, 'application/json, text/event-stream');
+    headers['content-type'] = 'application/json';
+    const opened = openRequest(this.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(message),
+      signal: this.#lifetime.signal,
+      agent: this.#options.agent,
+    });
+    const response = await opened.response;
+    this.#captureSession(response);
+    const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) throw new HttpStatusError(status, body);
+  }
+
+  #captureSession(response: IncomingMessage): void {
+    if (this.mode !== 'session') return;
+    const id = headerOf(response, Header.SessionId);
+    if (id && !this.#sessionId) this.#sessionId = id;
+  }
+
+  async #deleteSession(sessionId: string): Promise<void> {
+    const headers: OutgoingHttpHeaders = { ...this.#options.headers, [Header.SessionId]: sessionId };
+    if (this.protocolVersion) headers[Header.ProtocolVersion] = this.protocolVersion;
+    try {
+      const opened = openRequest(this.url, {
+        method: 'DELETE',
+        headers,
+        signal: AbortSignal.timeout(2000),
+        agent: this.#options.agent,
+      });
+      const response = await opened.response;
+      response.resume();
+    } catch (error) {
+      this.#logger.debug('session DELETE failed', error);
+    }
+  }
+
+  #deliverText(text: string): void {
+    const value = this.#parse(text);
+    if (value === undefined) return;
+    if (Array.isArray(value)) for (const item of value) this.onmessage?.(item);
+    else this.onmessage?.(value);
+  }
+
+  #parse(text: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      this.onerror?.(
+        new LocalError('protocol_error', `invalid JSON from the server: ${(error as Error).message}`),
+      );
+      return undefined;
+    }
+  }
+}
+
+function isResponseTo(value: unknown, id: RequestId): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Record<string, unknown>;
+  return message.id === id && ('result' in message || 'error' in message);
+}
+
+/** A JSON-RPC error response in an HTTP error body, re-addressed to the request when its id is null. */
+function parseErrorResponse(body: string, id: RequestId): Record<string, unknown> | undefined {
+  if (!body) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const message = value as Record<string, unknown>;
+  const error = message.error as Record<string, unknown> | undefined;
+  if (message.jsonrpc !== '2.0' || typeof error !== 'object' || error === null) return undefined;
+  if (typeof error.code !== 'number' || typeof error.message !== 'string') return undefined;
+  if (message.id !== undefined && message.id !== null && message.id !== id) return undefined;
+  return { ...message, id };
+}

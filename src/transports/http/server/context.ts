@@ -1,0 +1,52 @@
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+import type { RequestId } from '../../../jsonrpc/messages.js';
+import type { HttpExchange } from './exchange.js';
+import type { ResolvedOptions } from './options.js';
+import { parseBody } from './parse.js';
+import type { SessionRegistry } from './sessions.js';
+import type { HttpMcpServer } from './types.js';
+import type { ParamHeaderLookup } from './validate.js';
+import { errorResponse, isJsonContentType } from './wire.js';
+
+export interface HandlerContext {
+  readonly server: HttpMcpServer;
+  readonly options: ResolvedOptions;
+  readonly sessions: SessionRegistry;
+  readonly paramHeaders: ParamHeaderLookup;
+}
+
+/** Answers with a JSON-RPC error body (no id unless given) and the HTTP status that carries it. */
+export function reject(
+  exchange: HttpExchange,
+  status: number,
+  message: string,
+  code: number = ErrorCode.InvalidRequest,
+  id?: RequestId | null,
+  headers?: Record<string, string>,
+): void {
+  exchange.respond(status, headers, JSON.stringify(errorResponse(id, code, message)));
+}
+
+/** The parsed JSON body of a POST, or undefined after the error answer was sent. */
+export async function readJsonBody(
+  exchange: HttpExchange,
+  options: ResolvedOptions,
+): Promise<{ value: unknown } | undefined> {
+  if (!isJsonContentType(exchange.header('content-type'))) {
+    reject(exchange, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    return undefined;
+  }
+  const body = await exchange.readBody(options.maxBodyBytes);
+  if (!body.ok) {
+    if (body.reason === 'too_large')
+      reject(exchange, 413, `Payload Too Large: the limit is ${options.maxBodyBytes} bytes`);
+    else reject(exchange, 400, 'Bad Request: the request body was cut short');
+    return undefined;
+  }
+  const parsed = parseBody(body.text);
+  if (!parsed.ok) {
+    reject(exchange, 400, parsed.message, parsed.code, null);
+    return undefined;
+  }
+  return { value: parsed.value };
+}

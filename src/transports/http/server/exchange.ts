@@ -1,0 +1,42 @@
+import type { MessageExtra } from '../../../jsonrpc/transport.js';
+import type { HeaderReader } from './types.js';
+
+/** A response being streamed as Server-Sent Events. */
+export interface SseSink {
+  /** Writes raw SSE text; ignored once the stream is closed. */
+  write(chunk: string): void;
+  /** Ends the HTTP response (the client sees the stream close). */
+  end(): void;
+  /** True once ended by us or by the client going away. */
+  readonly closed: boolean;
+  /** Called once when the client disconnects before we ended the stream. */
+  onclose?: () => void;
+}
+
+export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
+
+/**
+ * One HTTP request/response pair, the only part that differs between node:http and web Request/Response. The
+ * routing, validation and session logic is written once against this.
+ */
+export interface HttpExchange {
+  readonly method: string;
+  /** The path without the query string. */
+  readonly path: string;
+  readonly header: HeaderReader;
+  /** The host from the request URL, used when a runtime's Request carries no Host header. */
+  readonly urlHost: string | undefined;
+  query(name: string): string | undefined;
+  /** Reads the body up to `maxBytes`; larger (declared or actual, chunked or not) is `too_large`, unread. */
+  readBody(maxBytes: number): Promise<BodyResult>;
+  /** Facts for handlers: headers (built lazily), the auth info a middleware attached, the session. */
+  extra(sessionId?: string): MessageExtra;
+  /** Sends a complete response. `body` is JSON text when `contentType` is not given. */
+  respond(status: number, headers: Record<string, string> | undefined, body?: string): void;
+  /** Starts an event-stream response. */
+  openSse(headers: Record<string, string> | undefined): SseSink;
+  /** Registers a listener for the client going away before a complete response was sent. */
+  onAbort(listener: () => void): void;
+  /** True once a response was started. */
+  readonly responded: boolean;
+}

@@ -1,0 +1,288 @@
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+import { type JSONRPCRequest, type RequestId, classify } from '../../../jsonrpc/messages.js';
+import { Header } from '../../../mcp/meta.js';
+import { Method } from '../../../mcp/methods.js';
+import { allowsBatches, eraOf, isSupportedVersion } from '../../../mcp/revisions.js';
+import type { HttpExchange } from './exchange.js';
+import { type HandlerContext, readJsonBody, reject } from './context.js';
+import { openLegacySse, postLegacySse } from './legacy-routes.js';
+import { type HttpServerOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { rejectForeignRequest } from './security.js';
+import { StreamableSessionTransport } from './session-transport.js';
+import { SessionRegistry, mintSessionId } from './sessions.js';
+import { serveStatelessRequest } from './stateless.js';
+import type { HttpMcpServer } from './types.js';
+import { paramHeaderLookup } from './validate.js';
+import { type Accepts, parseAccept } from './wire.js';
+
+/** A handshake-era version header: absent, or one of the handshake revisions we speak. */
+function handshakeVersionHeader(exchange: HttpExchange): boolean {
+  const version = exchange.header(Header.ProtocolVersion);
+  return version === undefined || (isSupportedVersion(version) && eraOf(version) === 'handshake');
+}
+
+const ALLOW_ENDPOINT = { allow: 'GET, POST, DELETE' };
+
+/**
+ * The MCP endpoint, written once for every I/O edge: security checks, then routing by shape. A request carrying
+ * per-request `_meta` (or a 2026-07-28 version header) is stateless; `initialize` or an `Mcp-Session-Id` is a
+ * handshake-era session; the 2024-11-05 HTTP+SSE paths are served alongside.
+ */
+export class McpHttpHandler {
+  readonly #context: HandlerContext;
+
+  constructor(server: HttpMcpServer, options?: HttpServerOptions) {
+    const resolved = resolveOptions(options);
+    this.#context = {
+      server,
+      options: resolved,
+      sessions: new SessionRegistry(resolved),
+      paramHeaders: paramHeaderLookup(server.toolInputSchema?.bind(server)),
+    };
+  }
+
+  get options(): ResolvedOptions {
+    return this.#context.options;
+  }
+
+  get sessionCount(): number {
+    return this.#context.sessions.size;
+  }
+
+  /** Never throws: whatever goes wrong, the client gets an answer and the server keeps serving. */
+  async handle(exchange: HttpExchange): Promise<void> {
+    try {
+      await this.#route(exchange);
+    } catch (error) {
+      this.#context.options.logger.error('HTTP handler failed', error);
+      if (!exchange.responded) reject(exchange, 500, 'Internal error', ErrorCode.InternalError);
+    }
+  }
+
+  /** Ends every session (server shutdown). */
+  close(): Promise<void> {
+    return this.#context.sessions.closeAll();
+  }
+
+  async #route(exchange: HttpExchange): Promise<void> {
+    const { options } = this.#context;
+    const forbidden = rejectForeignRequest(options, exchange.header, exchange.urlHost);
+    if (forbidden) return reject(exchange, 403, forbidden);
+    const { path, method } = exchange;
+    if (path === options.ssePath) {
+      if (method === 'GET') return openLegacySse(this.#context, exchange);
+      return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'GET' });
+    }
+    if (path === options.messagesPath) {
+      if (method === 'POST') return postLegacySse(this.#context, exchange);
+      return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
+    }
+    if (options.path !== undefined && path !== options.path) return reject(exchange, 404, 'Not Found');
+    switch (method) {
+      case 'POST':
+        return this.#post(exchange);
+      case 'GET':
+        return this.#get(exchange);
+      case 'DELETE':
+        return this.#delete(exchange);
+      default:
+        return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, ALLOW_ENDPOINT);
+    }
+  }
+
+  async #post(exchange: HttpExchange): Promise<void> {
+    const accepts = parseAccept(exchange.header('accept'));
+    if (!accepts.json && !accepts.sse) {
+      return reject(exchange, 406, 'Not Acceptable: accept application/json and text/event-stream');
+    }
+    const body = await readJsonBody(exchange, this.#context.options);
+    if (!body) return;
+    const sessionId = exchange.header(Header.SessionId);
+    if (Array.isArray(body.value)) return this.#batch(exchange, body.value, sessionId, accepts);
+    const classified = classify(body.value);
+    switch (classified.kind) {
+      case 'invalid':
+        return reject(
+          exchange,
+          400,
+          `Invalid Request: ${classified.reason}`,
+          ErrorCode.InvalidRequest,
+          classified.id,
+        );
+      case 'request': {
+        const request = classified.message;
+        const { server } = this.#context;
+        if (server.isStatelessRequest(request)) return this.#stateless(exchange, request, accepts);
+        if (sessionId !== undefined) return this.#sessionPost(exchange, sessionId, [request], false);
+        if (request.method === Method.Initialize) return this.#initialize(exchange, request);
+        if (!handshakeVersionHeader(exchange)) return this.#stateless(exchange, request, accepts);
+        return reject(
+          exchange,
+          400,
+          'Bad Request: Mcp-Session-Id header is required',
+          ErrorCode.InvalidRequest,
+          request.id,
+        );
+      }
+      case 'notification':
+        if (sessionId !== undefined)
+          return this.#sessionPost(exchange, sessionId, [classified.message], false);
+        // 2026-07-28 defines no client notifications over HTTP; accept and drop, as the transport rules say.
+        if (!handshakeVersionHeader(exchange)) return exchange.respond(202, undefined);
+        return reject(exchange, 400, 'Bad Request: Mcp-Session-Id header is required');
+      default:
+        if (sessionId !== undefined)
+          return this.#sessionPost(exchange, sessionId, [classified.message], false);
+        return reject(
+          exchange,
+          400,
+          'Invalid Request: a response is not a request',
+          ErrorCode.InvalidRequest,
+        );
+    }
+  }
+
+  #stateless(exchange: HttpExchange, request: JSONRPCRequest, accepts: Accepts): Promise<void> {
+    const { server, options, paramHeaders } = this.#context;
+    return serveStatelessRequest(server, options, paramHeaders, exchange, request, accepts);
+  }
+
+  /** JSON-RPC batches: only inside a 2025-03-26 session, the one revision that had them. */
+  #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined, _accepts: Accepts) {
+    const entry = sessionId === undefined ? undefined : this.#sessionEntry(sessionId);
+    if (!entry || !allowsBatches(entry.transport.protocolVersion ?? '')) {
+      if (sessionId !== undefined && !entry)
+        return reject(exchange, 404, 'Not Found: unknown or terminated session');
+      return reject(
+        exchange,
+        400,
+        'Invalid Request: JSON-RPC batches are not supported in this protocol revision',
+      );
+    }
+    if (values.length === 0) return reject(exchange, 400, 'Invalid Request: empty batch');
+    const messages = [];
+    for (const value of values) {
+      const classified = classify(value);
+      if (classified.kind === 'invalid') {
+        return reject(
+          exchange,
+          400,
+          `Invalid Request: ${classified.reason}`,
+          ErrorCode.InvalidRequest,
+          classified.id,
+        );
+      }
+      messages.push(classified.message);
+    }
+    return this.#sessionPost(exchange, sessionId as string, messages, true);
+  }
+
+  #sessionEntry(sessionId: string) {
+    return this.#context.sessions.get(sessionId, StreamableSessionTransport);
+  }
+
+  /** A POST inside a handshake-era session (2025-03-26..2025-11-25 basic/transports: Session Management). */
+  #sessionPost(exchange: HttpExchange, sessionId: string, messages: readonly object[], batch: boolean) {
+    const entry = this.#sessionEntry(sessionId);
+    if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
+    if (!handshakeVersionHeader(exchange)) {
+      return reject(
+        exchange,
+        400,
+        `Bad Request: unsupported MCP-Protocol-Version ${exchange.header(Header.ProtocolVersion)}`,
+      );
+    }
+    const transport = entry.transport;
+    const ids: RequestId[] = [];
+    for (const message of messages) {
+      if (!('method' in message) || !('id' in message)) continue;
+      const request = message as JSONRPCRequest;
+      if (request.method === Method.Initialize) {
+        return reject(
+          exchange,
+          400,
+          'Invalid Request: the session is already initialized',
+          undefined,
+          request.id,
+        );
+      }
+      if (transport.hasRequest(request.id) || ids.includes(request.id)) {
+        return reject(
+          exchange,
+          400,
+          `Invalid Request: request id ${JSON.stringify(request.id)} is already in use`,
+        );
+      }
+      ids.push(request.id);
+    }
+    if (ids.length === 0) {
+      // 2025-11-25 basic/transports: notifications and responses only -> 202 Accepted, no body.
+      transport.acceptOthers(exchange, messages);
+      return exchange.respond(202, undefined);
+    }
+    transport.acceptRequests(exchange, messages, ids, batch);
+  }
+
+  async #initialize(exchange: HttpExchange, request: JSONRPCRequest): Promise<void> {
+    const { sessions, server, options } = this.#context;
+    if (!sessions.reserve()) {
+      return reject(exchange, 503, 'Service Unavailable: too many sessions', undefined, request.id, {
+        'retry-after': '5',
+      });
+    }
+    const sessionId = mintSessionId();
+    const transport = new StreamableSessionTransport(sessionId, options);
+    let handle: Awaited<ReturnType<HttpMcpServer['connect']>>;
+    try {
+      handle = await server.connect(transport);
+    } catch (error) {
+      sessions.release();
+      throw error;
+    }
+    const entry = { transport, handle };
+    transport.expectInitialize(request.id);
+    const stream = transport.acceptRequests(exchange, [request], [request.id], false);
+    stream.beforeFirstWrite = (response) => {
+      if (response && 'error' in response) {
+        // No session is created by a rejected initialize.
+        sessions.release();
+        delete stream.headers[Header.SessionId];
+        queueMicrotask(() => void handle.close().finally(() => transport.close()));
+        return;
+      }
+      transport.onended = () => sessions.delete(sessionId);
+      sessions.add(sessionId, entry);
+    };
+  }
+
+  #get(exchange: HttpExchange) {
+    const sessionId = exchange.header(Header.SessionId);
+    // 2026-07-28: no GET stream; handshake-era clients name their session.
+    if (sessionId === undefined)
+      return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
+    const entry = this.#sessionEntry(sessionId);
+    if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
+    if (!parseAccept(exchange.header('accept')).sse)
+      return reject(exchange, 406, 'Not Acceptable: accept text/event-stream');
+    if (!handshakeVersionHeader(exchange)) {
+      return reject(
+        exchange,
+        400,
+        `Bad Request: unsupported MCP-Protocol-Version ${exchange.header(Header.ProtocolVersion)}`,
+      );
+    }
+    const refusal = entry.transport.openGet(exchange);
+    if (refusal !== undefined)
+      reject(exchange, refusal, 'Conflict: the session already has an open GET stream');
+  }
+
+  async #delete(exchange: HttpExchange): Promise<void> {
+    const sessionId = exchange.header(Header.SessionId);
+    if (sessionId === undefined)
+      return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
+    if (!this.#sessionEntry(sessionId))
+      return reject(exchange, 404, 'Not Found: unknown or terminated session');
+    await this.#context.sessions.terminate(sessionId);
+    exchange.respond(200, undefined);
+  }
+}

@@ -1,0 +1,4 @@
+export { type FetchHandler, type FetchHandlerContext, createFetchHandler } from './fetch.js';
+export { type NodeHandler, createNodeHandler } from './node.js';
+export { DEFAULT_MAX_BODY_BYTES, type HttpServerOptions, LOCALHOST_NAMES } from './options.js';
+export type { HttpMcpServer, ServerSessionHandle } from './types.js';

@@ -1,0 +1,192 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { MessageExtra } from '../../../jsonrpc/transport.js';
+import type { BodyResult, HttpExchange, SseSink } from './exchange.js';
+import { SSE_HEADERS } from './wire.js';
+
+function toWebHeaders(source: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return headers;
+}
+
+/** Flat [name, value, ...] list, which writeHead takes without building a header object. */
+function flatHeaders(
+  contentType: string | undefined,
+  body: string | undefined,
+  extra?: Record<string, string>,
+): string[] {
+  const flat: string[] =
+    body === undefined
+      ? ['content-length', '0']
+      : [
+          'content-type',
+          contentType ?? 'application/json',
+          'content-length',
+          String(Buffer.byteLength(body)),
+        ];
+  if (extra) for (const name in extra) flat.push(name, extra[name] as string);
+  return flat;
+}
+
+class NodeSseSink implements SseSink {
+  onclose?: () => void;
+  #closed = false;
+  readonly #res: ServerResponse;
+
+  constructor(res: ServerResponse) {
+    this.#res = res;
+  }
+
+  get closed(): boolean {
+    return this.#closed || this.#res.destroyed;
+  }
+
+  write(chunk: string): void {
+    if (!this.closed) this.#res.write(chunk);
+  }
+
+  end(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#res.destroyed) this.#res.end();
+  }
+
+  /** The client went away. */
+  lost(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
+
+/**
+ * The node:http edge: headers read straight from `req.headers`, the body read chunk by chunk under a cap,
+ * responses written with writeHead + end (an explicit Content-Length keeps keep-alive connections cheap).
+ */
+export class NodeExchange implements HttpExchange {
+  readonly method: string;
+  readonly path: string;
+  readonly urlHost = undefined;
+  responded = false;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #search: string | undefined;
+  #closeAfterResponse = false;
+
+  constructor(req: IncomingMessage, res: ServerResponse) {
+    this.#req = req;
+    this.#res = res;
+    this.method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const question = url.indexOf('?');
+    this.path = question === -1 ? url : url.slice(0, question);
+    this.#search = question === -1 ? undefined : url.slice(question + 1);
+  }
+
+  readonly header = (name: string): string | undefined => {
+    const value = this.#req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+
+  query(name: string): string | undefined {
+    return this.#search === undefined
+      ? undefined
+      : (new URLSearchParams(this.#search).get(name) ?? undefined);
+  }
+
+  readBody(maxBytes: number): Promise<BodyResult> {
+    const req = this.#req;
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > maxBytes) {
+      this.#closeAfterResponse = true;
+      return Promise.resolve({ ok: false, reason: 'too_large' });
+    }
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (result: BodyResult) => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+        resolve(result);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          // A lying Content-Length or a chunked body past the cap: stop buffering, discard the rest, and close
+          // the connection once the 413 is out.
+          this.#closeAfterResponse = true;
+          finish({ ok: false, reason: 'too_large' });
+          req.resume();
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        const first = chunks[0];
+        const text =
+          chunks.length === 1 && first
+            ? first.toString('utf8')
+            : Buffer.concat(chunks, size).toString('utf8');
+        finish({ ok: true, text });
+      };
+      const onError = () => finish({ ok: false, reason: 'aborted' });
+      const onClose = () => {
+        if (!req.complete) finish({ ok: false, reason: 'aborted' });
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+  }
+
+  extra(sessionId?: string): MessageExtra {
+    const req = this.#req;
+    let headers: Headers | undefined;
+    const authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
+    return {
+      get headers() {
+        headers ??= toWebHeaders(req.headers);
+        return headers;
+      },
+      authInfo,
+      sessionId,
+    };
+  }
+
+  respond(status: number, headers: Record<string, string> | undefined, body?: string): void {
+    if (this.responded || this.#res.destroyed) return;
+    this.responded = true;
+    const flat = flatHeaders(undefined, body, headers);
+    if (this.#closeAfterResponse) flat.push('connection', 'close');
+    this.#res.writeHead(status, flat);
+    this.#res.end(body);
+  }
+
+  openSse(headers: Record<string, string> | undefined): SseSink {
+    this.responded = true;
+    const res = this.#res;
+    const sink = new NodeSseSink(res);
+    if (res.destroyed) {
+      sink.lost();
+      return sink;
+    }
+    res.writeHead(200, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS);
+    res.flushHeaders();
+    res.on('close', () => sink.lost());
+    return sink;
+  }
+
+  onAbort(listener: () => void): void {
+    const res = this.#res;
+    res.on('close', () => {
+      if (!res.writableFinished) listener();
+    });
+  }
+}

@@ -1,0 +1,126 @@
+import { type Logger, silentLogger } from '../../../util/logger.js';
+
+export interface HttpServerOptions {
+  /**
+   * The MCP endpoint path. Requests to other paths (except the legacy SSE paths) get 404. Default: any path is the
+   * MCP endpoint (mount the handler where you like); `listen()` defaults it to '/mcp'.
+   */
+  path?: string;
+  /**
+   * Hosts accepted in the `Host` header (DNS-rebinding protection). An entry with a port matches exactly, one
+   * without matches any port. Default: localhost, 127.0.0.1, [::1]. `false` disables the check (behind a proxy
+   * that validates it).
+   */
+  allowedHosts?: readonly string[] | false;
+  /**
+   * Origins accepted in the `Origin` header, when one is sent: a full origin ('https://app.example.com') matches
+   * exactly, a bare host name matches any scheme and port. Default: the localhost names. `false` disables.
+   */
+  allowedOrigins?: readonly string[] | false;
+  /** Largest accepted request body, in bytes (default 4 MiB); larger ones get 413 before any parsing. */
+  maxBodyBytes?: number;
+  /** Handshake-era sessions live at most this long without traffic (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /** Concurrent handshake-era sessions (Streamable HTTP and HTTP+SSE together); past it, 503 (default 1000). */
+  maxSessions?: number;
+  /** Events kept per SSE stream for `Last-Event-ID` resumption (default 256, oldest dropped). */
+  maxEventsPerStream?: number;
+  /** The SSE `retry` field (ms) sent with priming events, telling clients when to reconnect (default 1000). */
+  retryMs?: number;
+  /** SSE comment keep-alive interval on open streams (default 15 s; 0 disables). */
+  keepAliveMs?: number;
+  /**
+   * The 2024-11-05 HTTP+SSE transport: GET `ssePath` opens the stream, POST `messagesPath?sessionId=` carries
+   * messages. Default on, at '/sse' and '/messages'. `false` disables.
+   */
+  legacySse?: false | { ssePath?: string; messagesPath?: string };
+  logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  readonly path: string | undefined;
+  readonly allowedHosts: HostMatcher | undefined;
+  readonly allowedOrigins: OriginMatcher | undefined;
+  readonly maxBodyBytes: number;
+  readonly sessionIdleTimeoutMs: number;
+  readonly maxSessions: number;
+  readonly maxEventsPerStream: number;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  readonly ssePath: string | undefined;
+  readonly messagesPath: string | undefined;
+  readonly logger: Logger;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const LOCALHOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Host names (lowercase, IPv6 in brackets) with optional exact host:port entries. */
+export interface HostMatcher {
+  readonly anyPort: ReadonlySet<string>;
+  readonly exact: ReadonlySet<string>;
+}
+
+export interface OriginMatcher {
+  readonly hosts: HostMatcher;
+  readonly exactOrigins: ReadonlySet<string>;
+}
+
+function hostMatcher(entries: readonly string[]): HostMatcher {
+  const anyPort = new Set<string>();
+  const exact = new Set<string>();
+  for (const raw of entries) {
+    const entry = raw.trim().toLowerCase();
+    const { hostname, port } = splitHost(entry);
+    if (port === undefined) anyPort.add(hostname);
+    else exact.add(entry);
+  }
+  return { anyPort, exact };
+}
+
+/** Splits 'name:port' / '[v6]:port' / 'name' (already lowercase). */
+export function splitHost(host: string): { hostname: string; port: string | undefined } {
+  if (host.startsWith('[')) {
+    const close = host.indexOf(']');
+    if (close === -1) return { hostname: host, port: undefined };
+    const rest = host.slice(close + 1);
+    return { hostname: host.slice(0, close + 1), port: rest.startsWith(':') ? rest.slice(1) : undefined };
+  }
+  const colon = host.indexOf(':');
+  if (colon === -1 || host.indexOf(':', colon + 1) !== -1) return { hostname: host, port: undefined };
+  return { hostname: host.slice(0, colon), port: host.slice(colon + 1) };
+}
+
+export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions {
+  const legacy = options.legacySse;
+  const originEntries = options.allowedOrigins === undefined ? LOCALHOST_NAMES : options.allowedOrigins;
+  return {
+    path: options.path,
+    allowedHosts:
+      options.allowedHosts === false ? undefined : hostMatcher(options.allowedHosts ?? LOCALHOST_NAMES),
+    allowedOrigins:
+      originEntries === false
+        ? undefined
+        : {
+            hosts: hostMatcher(originEntries.filter((entry) => !entry.includes('://'))),
+            exactOrigins: new Set(
+              originEntries
+                .filter((entry) => entry.includes('://'))
+                .map((entry) => entry.trim().toLowerCase()),
+            ),
+          },
+    maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, 30 * 60_000),
+    maxSessions: positive(options.maxSessions, 1000),
+    maxEventsPerStream: positive(options.maxEventsPerStream, 256),
+    retryMs: positive(options.retryMs, 1000),
+    keepAliveMs: options.keepAliveMs === undefined ? 15_000 : Math.max(0, options.keepAliveMs),
+    ssePath: legacy === false ? undefined : (legacy?.ssePath ?? '/sse'),
+    messagesPath: legacy === false ? undefined : (legacy?.messagesPath ?? '/messages'),
+    logger: options.logger ?? silentLogger,
+  };
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}

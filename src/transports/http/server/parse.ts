@@ -1,0 +1,112 @@
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; code: number; message: string };
+
+/** Deeper nesting than this is refused: later consumers (schema validators, handlers) may recurse. */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Parses a request body once. JSON.parse keeps the LAST of duplicate keys while other parsers (a gateway that
+ * routes on the body, a proxy that checks `Mcp-Name` against it) may keep the first, so a body with a duplicate
+ * key, or with JSON-RPC / params members that differ only in case, is refused: the value we compare against the
+ * headers and the value we dispatch are then the only value there is.
+ */
+export function parseBody(text: string): ParsedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' };
+  }
+  const problem = findKeyProblem(text);
+  if (problem !== undefined)
+    return { ok: false, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` };
+  return { ok: true, value };
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+
+/** What a container is, for the key rules: messages and their params compare keys case-insensitively. */
+enum Frame {
+  Array = 0,
+  Message = 1,
+  Params = 2,
+  Other = 3,
+}
+
+/** Index of the quote that closes the string opened at `start` (the text is valid JSON). */
+function endOfString(text: string, start: number): number {
+  let at = text.indexOf('"', start + 1);
+  for (;;) {
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+    at = text.indexOf('"', at + 1);
+  }
+}
+
+/**
+ * One linear pass over text already known to be valid JSON: finds duplicate keys in any object (after decoding
+ * escapes, so "\u006dethod" is "method"), case-insensitive repeats among a message's or its params' members, and
+ * excessive nesting. Allocates a Set only for objects with more than one key.
+ */
+export function findKeyProblem(text: string): string | undefined {
+  const kinds: Frame[] = [];
+  const keys: Array<string | Set<string> | undefined> = [];
+  const lastKey: Array<string | undefined> = [];
+  let expectKey = false;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = endOfString(text, i);
+      const top = kinds.length - 1;
+      if (expectKey && top >= 0 && kinds[top] !== Frame.Array) {
+        const raw = text.slice(i + 1, end);
+        const decoded = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const key = kinds[top] === Frame.Other ? decoded : decoded.toLowerCase();
+        const seen = keys[top];
+        if (seen === undefined) keys[top] = key;
+        else if (typeof seen === 'string') {
+          if (seen === key) return `duplicate key ${JSON.stringify(decoded)}`;
+          keys[top] = new Set([seen, key]);
+        } else {
+          if (seen.has(key)) return `duplicate key ${JSON.stringify(decoded)}`;
+          seen.add(key);
+        }
+        lastKey[top] = decoded;
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (kinds.length >= MAX_JSON_DEPTH) return `nesting deeper than ${MAX_JSON_DEPTH} levels`;
+      kinds.push(c === OPEN_ARRAY ? Frame.Array : childFrame(kinds, lastKey));
+      keys.push(undefined);
+      lastKey.push(undefined);
+      expectKey = c === OPEN_OBJECT;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      kinds.pop();
+      keys.pop();
+      lastKey.pop();
+      expectKey = false;
+    } else if (c === COMMA) {
+      expectKey = kinds.length > 0 && kinds[kinds.length - 1] !== Frame.Array;
+    }
+  }
+  return undefined;
+}
+
+function childFrame(kinds: readonly Frame[], lastKey: ReadonlyArray<string | undefined>): Frame {
+  const depth = kinds.length;
+  // The root object, or an object directly inside a root array (a batch), is a message.
+  if (depth === 0 || (depth === 1 && kinds[0] === Frame.Array)) return Frame.Message;
+  const parent = depth - 1;
+  if (kinds[parent] === Frame.Message && lastKey[parent] === 'params') return Frame.Params;
+  return Frame.Other;
+}

@@ -1,0 +1,42 @@
+import type { HostMatcher, OriginMatcher, ResolvedOptions } from './options.js';
+import { splitHost } from './options.js';
+import type { HeaderReader } from './types.js';
+
+function hostAllowed(matcher: HostMatcher, host: string): boolean {
+  const lower = host.toLowerCase();
+  if (matcher.exact.has(lower)) return true;
+  return matcher.anyPort.has(splitHost(lower).hostname);
+}
+
+function originAllowed(matcher: OriginMatcher, origin: string): boolean {
+  const lower = origin.toLowerCase();
+  if (matcher.exactOrigins.has(lower)) return true;
+  // scheme://host[:port], nothing else (an origin has no path).
+  const match = /^(https?):\/\/([^/?#@\s]+)$/.exec(lower);
+  return match !== null && hostAllowed(matcher.hosts, match[2] as string);
+}
+
+/**
+ * 2025-11-25 / 2026-07-28 basic/transports: Security. DNS rebinding is stopped by checking both headers: a bad
+ * Origin alone or a bad Host alone is refused (a check of Host only lets a rebinding page with a spoofed Host
+ * through some proxies; a check of Origin only misses non-browser callers). Returns the reason, or undefined.
+ */
+export function rejectForeignRequest(
+  options: ResolvedOptions,
+  header: HeaderReader,
+  fallbackHost?: string,
+): string | undefined {
+  if (options.allowedHosts) {
+    const host = header('host') ?? fallbackHost;
+    if (host === undefined || host === '') return 'Forbidden: missing Host header';
+    if (!hostAllowed(options.allowedHosts, host))
+      return `Forbidden: Host ${JSON.stringify(host)} is not allowed`;
+  }
+  if (options.allowedOrigins) {
+    const origin = header('origin');
+    if (origin !== undefined && !originAllowed(options.allowedOrigins, origin)) {
+      return `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,199 @@
+import type { JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import type { HttpExchange, SseSink } from './exchange.js';
+import { SSE_KEEPALIVE, sseMessage, ssePriming } from './wire.js';
+
+export interface StreamSettings {
+  readonly maxEvents: number;
+  readonly retryMs: number;
+  readonly keepAliveMs: number;
+  /** 2025-11-25 clients get a priming event (id + empty data); older ones may choke on empty data. */
+  readonly priming: boolean;
+  /** Headers added to the response that opens the stream (Mcp-Session-Id). */
+  readonly headers: Record<string, string>;
+}
+
+interface StoredEvent {
+  readonly seq: number;
+  readonly text: string;
+}
+
+/**
+ * One logical SSE stream of a handshake-era session (2025-03-26..2025-11-25 basic/transports): the stream of a
+ * POST carrying requests, or the session's GET stream. Events get ids `<stream>_<seq>` (unique within the session
+ * and naming their stream, so Last-Event-ID finds it); the last `maxEvents` are kept for replay. The HTTP
+ * connection carrying the stream may come and go (client network loss, or the server closing it for polling,
+ * SEP-1699) while the stream itself lives on until its responses are out.
+ */
+export class SessionStream {
+  readonly key: string;
+  #seq = 0;
+  #deliveredSeq = 0;
+  readonly #events: StoredEvent[] = [];
+  #sink: SseSink | undefined;
+  #keepAlive: NodeJS.Timeout | undefined;
+  /** The POST still waiting for its answer; answered with JSON if the response comes before anything else. */
+  #pending: HttpExchange | undefined;
+  readonly #awaiting: Set<RequestId>;
+  readonly #batch: boolean;
+  readonly #batchResponses: JSONRPCResponse[] = [];
+  /** Set once every response this stream owes is out (or stored for replay). */
+  complete = false;
+  /** Called before the first byte of the POST's answer: the initialize hook decides the session header there. */
+  beforeFirstWrite: ((response: JSONRPCResponse | undefined) => void) | undefined;
+
+  constructor(
+    key: string,
+    private readonly settings: StreamSettings,
+    pending: HttpExchange | undefined,
+    requestIds: readonly RequestId[],
+    batch: boolean,
+  ) {
+    this.key = key;
+    this.#pending = pending;
+    this.#awaiting = new Set(requestIds);
+    this.#batch = batch;
+  }
+
+  /** The headers of the response that opens the stream (the initialize hook may drop the session id). */
+  get headers(): Record<string, string> {
+    return this.settings.headers;
+  }
+
+  get connected(): boolean {
+    return this.#sink !== undefined && !this.#sink.closed;
+  }
+
+  /** True when the stream still holds events the client has not received. */
+  get hasUndelivered(): boolean {
+    return this.#deliveredSeq < this.#seq;
+  }
+
+  /** Sends a response (settling one awaited id) or a notification/request related to the stream's requests. */
+  sendResponse(response: JSONRPCResponse, id: RequestId): void {
+    if (!this.#awaiting.delete(id)) return;
+    const last = this.#awaiting.size === 0;
+    if (this.#pending && !this.#sink) {
+      // JSON answer: the response came before anything else had to be streamed.
+      if (!this.#batch) {
+        this.#answerJson(response, response);
+        return;
+      }
+      this.#batchResponses.push(response);
+      if (last) this.#answerJson(this.#batchResponses, this.#batchResponses[0]);
+      return;
+    }
+    for (const earlier of this.#batchResponses.splice(0)) this.#emit(JSON.stringify(earlier));
+    this.#emit(JSON.stringify(response));
+    if (last) this.#finish();
+  }
+
+  sendMessage(json: string): void {
+    this.#ensureStreaming();
+    this.#emit(json);
+  }
+
+  /**
+   * SEP-1699: closes the HTTP connection without ending the stream; the client reconnects (GET + Last-Event-ID)
+   * after `retry` ms and receives what was sent meanwhile.
+   */
+  closeConnection(): void {
+    this.#ensureStreaming();
+    this.#detach(true);
+  }
+
+  /** Re-attaches a reconnecting client: replays events after `afterSeq`, then streams live (or ends if done). */
+  resume(exchange: HttpExchange, afterSeq: number): void {
+    this.#detach(true);
+    this.#attach(exchange, false);
+    for (const event of this.#events) if (event.seq > afterSeq) this.#sink?.write(event.text);
+    this.#deliveredSeq = this.#seq;
+    if (this.complete) this.#detach(true);
+  }
+
+  /** A fresh GET for the standalone stream: delivers what was queued while nobody listened, then streams. */
+  open(exchange: HttpExchange): void {
+    this.#attach(exchange, true);
+    for (const event of this.#events) if (event.seq > this.#deliveredSeq) this.#sink?.write(event.text);
+    this.#deliveredSeq = this.#seq;
+  }
+
+  /** Ends the stream for good (session closed). */
+  close(): void {
+    this.complete = true;
+    if (this.#pending) {
+      this.#pending.respond(404, undefined);
+      this.#pending = undefined;
+    }
+    this.#detach(true);
+  }
+
+  #answerJson(body: unknown, first: JSONRPCResponse | undefined): void {
+    const exchange = this.#pending as HttpExchange;
+    this.#pending = undefined;
+    this.beforeFirstWrite?.(first);
+    exchange.respond(200, this.settings.headers, JSON.stringify(body));
+    this.complete = true;
+  }
+
+  #ensureStreaming(): void {
+    if (!this.#pending) return;
+    const exchange = this.#pending;
+    this.#pending = undefined;
+    this.beforeFirstWrite?.(undefined);
+    this.#attach(exchange, true);
+  }
+
+  #attach(exchange: HttpExchange, prime: boolean): void {
+    const sink = exchange.openSse(this.settings.headers);
+    this.#sink = sink;
+    sink.onclose = () => {
+      if (this.#sink === sink) this.#detach(false);
+    };
+    if (prime && this.settings.priming) {
+      // The priming event takes a sequence number of its own, so replay after it starts with the next event.
+      this.#seq++;
+      this.#deliveredSeq = this.#seq;
+      sink.write(ssePriming(`${this.key}_${this.#seq}`, this.settings.retryMs));
+    }
+    if (this.settings.keepAliveMs > 0) {
+      this.#keepAlive = setInterval(() => sink.write(SSE_KEEPALIVE), this.settings.keepAliveMs);
+      this.#keepAlive.unref?.();
+    }
+  }
+
+  #detach(end: boolean): void {
+    if (this.#keepAlive) clearInterval(this.#keepAlive);
+    this.#keepAlive = undefined;
+    const sink = this.#sink;
+    this.#sink = undefined;
+    if (end && sink) {
+      // A server-side close of an unfinished stream tells the client when to come back (SEP-1699).
+      if (!this.complete && this.settings.priming) sink.write(`retry: ${this.settings.retryMs}\n\n`);
+      sink.end();
+    }
+  }
+
+  #emit(json: string): void {
+    this.#seq++;
+    const text = sseMessage(json, `${this.key}_${this.#seq}`);
+    this.#events.push({ seq: this.#seq, text });
+    if (this.#events.length > this.settings.maxEvents) this.#events.shift();
+    if (this.#sink && !this.#sink.closed) {
+      this.#sink.write(text);
+      this.#deliveredSeq = this.#seq;
+    }
+  }
+
+  #finish(): void {
+    this.complete = true;
+    if (this.#sink) this.#detach(true);
+  }
+}
+
+/** Splits an event id `<stream>_<seq>`; undefined when it is not one of ours. */
+export function parseEventId(id: string): { key: string; seq: number } | undefined {
+  const at = id.lastIndexOf('_');
+  if (at <= 0) return undefined;
+  const seq = Number(id.slice(at + 1));
+  return Number.isSafeInteger(seq) && seq >= 0 ? { key: id.slice(0, at), seq } : undefined;
+}

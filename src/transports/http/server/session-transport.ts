@@ -1,0 +1,189 @@
+import { LocalError } from '../../../jsonrpc/errors.js';
+import type { JSONRPCMessage, JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import type { MessageExtra, SendOptions, Transport } from '../../../jsonrpc/transport.js';
+import { Header } from '../../../mcp/meta.js';
+import type { HttpExchange } from './exchange.js';
+import type { ResolvedOptions } from './options.js';
+import { SessionStream, type StreamSettings, parseEventId } from './session-stream.js';
+
+const STANDALONE_KEY = 'g';
+/** Finished streams kept for replay to a client that lost the connection before the end. */
+const MAX_FINISHED_STREAMS = 32;
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCResponse {
+  return 'result' in message || 'error' in message;
+}
+
+/**
+ * The Transport of one Streamable HTTP session (2025-03-26..2025-11-25). A response, and any notification or
+ * request sent with `relatedRequestId`, goes onto the stream of the POST that carried that request; everything
+ * else onto the session's GET stream (queued while none is open).
+ */
+export class StreamableSessionTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: Transport['onclose'];
+  onerror?: Transport['onerror'];
+  /** The HTTP layer's own close hook (the connection owns `onclose`): forgets the session. */
+  onended?: () => void;
+  readonly sessionId: string;
+  /** Negotiated on initialize; decides priming events and batches. */
+  protocolVersion: string | undefined;
+  /** In-flight requests (and open streams) keep an idle session from expiring. */
+  lastActivity = Date.now();
+  readonly #options: ResolvedOptions;
+  readonly #byRequest = new Map<RequestId, SessionStream>();
+  readonly #byKey = new Map<string, SessionStream>();
+  #standaloneStream: SessionStream | undefined;
+  #nextStream = 0;
+  #closed = false;
+  #initializeId: RequestId | undefined;
+
+  constructor(sessionId: string, options: ResolvedOptions) {
+    this.sessionId = sessionId;
+    this.#options = options;
+  }
+
+  /** Created on first use, after initialize has fixed the protocol version (which decides priming). */
+  get #standalone(): SessionStream {
+    if (!this.#standaloneStream) {
+      this.#standaloneStream = new SessionStream(STANDALONE_KEY, this.#settings(), undefined, [], false);
+      this.#byKey.set(STANDALONE_KEY, this.#standaloneStream);
+    }
+    return this.#standaloneStream;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get busy(): boolean {
+    return this.#byRequest.size > 0 || (this.#standaloneStream?.connected ?? false);
+  }
+
+  async start(): Promise<void> {}
+
+  /** Marks the request whose result carries the negotiated protocol version. */
+  expectInitialize(id: RequestId): void {
+    this.#initializeId = id;
+  }
+
+  /** True when a request with this id is still being answered (its id cannot be reused yet). */
+  hasRequest(id: RequestId): boolean {
+    return this.#byRequest.has(id);
+  }
+
+  /**
+   * Opens the stream that answers a POST carrying requests, then hands the messages to the connection. Each
+   * request's `extra.closeSSEStream` ends that POST's connection for polling (SEP-1699).
+   */
+  acceptRequests(
+    exchange: HttpExchange,
+    messages: readonly unknown[],
+    ids: readonly RequestId[],
+    batch: boolean,
+  ): SessionStream {
+    this.lastActivity = Date.now();
+    const key = `s${++this.#nextStream}`;
+    const stream = new SessionStream(key, this.#settings(), exchange, ids, batch);
+    this.#byKey.set(key, stream);
+    for (const id of ids) this.#byRequest.set(id, stream);
+    const extra = this.#extra(exchange, stream);
+    // Delivered after the caller has had the chance to attach hooks to the stream.
+    queueMicrotask(() => {
+      for (const message of messages) this.onmessage?.(message, extra);
+    });
+    return stream;
+  }
+
+  /** Notifications and responses from the client: no stream, the POST is answered 202 by the caller. */
+  acceptOthers(exchange: HttpExchange, messages: readonly unknown[]): void {
+    this.lastActivity = Date.now();
+    const extra = exchange.extra(this.sessionId);
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  /** GET: resume a stream named by Last-Event-ID, or open the standalone stream. Returns an HTTP status on refusal. */
+  openGet(exchange: HttpExchange): number | undefined {
+    this.lastActivity = Date.now();
+    const lastEventId = exchange.header(Header.LastEventId);
+    const parsed = lastEventId === undefined ? undefined : parseEventId(lastEventId);
+    const stream = parsed === undefined ? undefined : this.#byKey.get(parsed.key);
+    if (parsed && stream) {
+      if (stream === this.#standalone && stream.connected) return 409;
+      stream.resume(exchange, parsed.seq);
+      this.#forgetIfDone(stream);
+      return undefined;
+    }
+    // 2025-11-25 basic/transports: one GET stream per session.
+    if (this.#standalone.connected) return 409;
+    this.#standalone.open(exchange);
+    return undefined;
+  }
+
+  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (this.#closed) throw new LocalError('connection_closed', 'session is closed');
+    this.lastActivity = Date.now();
+    if (isResponse(message)) {
+      const id = message.id;
+      const stream = id === undefined || id === null ? undefined : this.#byRequest.get(id);
+      if (!stream || id === undefined || id === null) {
+        this.#options.logger.debug(`dropped a response for unknown request ${String(id)}`);
+        return;
+      }
+      this.#byRequest.delete(id);
+      if (id === this.#initializeId && 'result' in message) {
+        const version = message.result.protocolVersion;
+        if (typeof version === 'string') this.protocolVersion = version;
+        this.#initializeId = undefined;
+      }
+      stream.sendResponse(message, id);
+      this.#forgetIfDone(stream);
+      return;
+    }
+    const related = options?.relatedRequestId;
+    const stream = related === undefined ? undefined : this.#byRequest.get(related);
+    (stream ?? this.#standalone).sendMessage(JSON.stringify(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stream of this.#byKey.values()) stream.close();
+    this.#byKey.clear();
+    this.#byRequest.clear();
+    this.onended?.();
+    this.onclose?.();
+  }
+
+  #settings(): StreamSettings {
+    const version = this.protocolVersion;
+    return {
+      maxEvents: this.#options.maxEventsPerStream,
+      retryMs: this.#options.retryMs,
+      keepAliveMs: this.#options.keepAliveMs,
+      priming: version !== undefined && version >= '2025-11-25',
+      headers: { [Header.SessionId]: this.sessionId },
+    };
+  }
+
+  #extra(exchange: HttpExchange, stream: SessionStream): MessageExtra {
+    const base = exchange.extra(this.sessionId);
+    return Object.assign(base, {
+      closeSSEStream: () => stream.closeConnection(),
+      closeStandaloneSSEStream: () => this.#standaloneStream?.closeConnection(),
+    });
+  }
+
+  /** Drops a finished stream once nothing is left to replay; keeps a bounded few that still owe events. */
+  #forgetIfDone(stream: SessionStream): void {
+    if (!stream.complete || stream === this.#standaloneStream) return;
+    if (!stream.hasUndelivered) {
+      this.#byKey.delete(stream.key);
+      return;
+    }
+    let finished = 0;
+    for (const [key, other] of this.#byKey) {
+      if (other.complete && other !== stream && ++finished >= MAX_FINISHED_STREAMS) this.#byKey.delete(key);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import { LocalError, toWireError } from '../../../jsonrpc/errors.js';
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
+import type { HttpExchange, SseSink } from './exchange.js';
+import type { ResolvedOptions } from './options.js';
+import type { HttpMcpServer } from './types.js';
+import { type ParamHeaderLookup, validateStatelessRequest } from './validate.js';
+import { type Accepts, SSE_KEEPALIVE, errorResponse, sseMessage, statusForResponse } from './wire.js';
+
+/**
+ * The answer to one 2026-07-28 request: plain JSON when the response is the only thing to send, or, from the
+ * first request-scoped notification on, an SSE stream of its own (notifications first, the response last, then
+ * the stream ends). The decision is made lazily, so a handler that reports nothing costs one JSON write.
+ */
+class StatelessReply {
+  #sink: SseSink | undefined;
+  #keepAlive: NodeJS.Timeout | undefined;
+  #finished = false;
+
+  constructor(
+    private readonly exchange: HttpExchange,
+    private readonly accepts: Accepts,
+    private readonly keepAliveMs: number,
+    private readonly onLost: () => void,
+  ) {}
+
+  notify(notification: JSONRPCNotification): void {
+    if (this.#finished) return;
+    // A client that cannot read SSE gets only the response (it broke the spec's Accept rule; drop, do not fail).
+    if (!this.accepts.sse) return;
+    if (!this.#sink) this.#open();
+    this.#sink?.write(sseMessage(JSON.stringify(notification)));
+  }
+
+  finish(response: JSONRPCResponse): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if (this.#keepAlive) clearInterval(this.#keepAlive);
+    const json = JSON.stringify(response);
+    if (this.#sink) {
+      this.#sink.write(sseMessage(json));
+      this.#sink.end();
+    } else {
+      this.exchange.respond(statusForResponse(response), undefined, json);
+    }
+  }
+
+  #open(): void {
+    const sink = this.exchange.openSse(undefined);
+    sink.onclose = () => {
+      if (this.#keepAlive) clearInterval(this.#keepAlive);
+      this.onLost();
+    };
+    this.#sink = sink;
+    if (this.keepAliveMs > 0) {
+      this.#keepAlive = setInterval(() => sink.write(SSE_KEEPALIVE), this.keepAliveMs);
+      this.#keepAlive.unref?.();
+    }
+  }
+}
+
+/** An abort signal made only if someone asks for it; an abort before that is remembered. */
+class LazyCancellation {
+  #controller: AbortController | undefined;
+  aborted = false;
+
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.aborted && !this.#controller.signal.aborted) this.#controller.abort(CANCELLED());
+    return this.#controller.signal;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#controller?.abort(CANCELLED());
+  }
+}
+
+const CANCELLED = () => new LocalError('cancelled', 'the client closed the response stream');
+
+/**
+ * 2026-07-28 basic/transports/streamable-http: validate the headers against the body, dispatch, answer. Closing
+ * the response (JSON pending or SSE open) is the cancellation signal: the handler's signal aborts.
+ */
+export async function serveStatelessRequest(
+  server: HttpMcpServer,
+  options: ResolvedOptions,
+  paramHeaders: ParamHeaderLookup,
+  exchange: HttpExchange,
+  request: JSONRPCRequest,
+  accepts: Accepts,
+): Promise<void> {
+  const rejection = validateStatelessRequest(request, exchange.header, paramHeaders);
+  if (rejection) {
+    const body = errorResponse(request.id, rejection.code, rejection.message, rejection.data);
+    exchange.respond(400, undefined, JSON.stringify(body));
+    return;
+  }
+  const cancellation = new LazyCancellation();
+  const reply = new StatelessReply(exchange, accepts, options.keepAliveMs, () => cancellation.abort());
+  exchange.onAbort(() => cancellation.abort());
+  let response: JSONRPCResponse;
+  try {
+    response = await server.handleStatelessRequest(request, {
+      extra: exchange.extra(),
+      // Created on first read: an AbortController per request is a measurable cost on the hot path.
+      get signal() {
+        return cancellation.signal;
+      },
+      notify: (notification) => reply.notify(notification),
+    });
+  } catch (error) {
+    const wire = toWireError(error);
+    response = errorResponse(request.id, wire.code, wire.message, wire.data);
+  }
+  // 2026-07-28 basic/patterns/cancellation: nothing more is sent for a cancelled request.
+  if (cancellation.aborted) {
+    // Settles the web edge's pending Response; node has already dropped the socket.
+    exchange.respond(499, undefined);
+    return;
+  }
+  reply.finish(response);
+}

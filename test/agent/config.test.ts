@@ -1,0 +1,99 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '../../src/agent/config.js';
+
+describe('mcp.json', () => {
+  it('reads stdio and URL servers in the Claude Desktop / VS Code shape, with our keys', () => {
+    const config = parseConfig(
+      {
+        mcpServers: {
+          weather: { command: 'node', args: ['weather.mjs'], env: { UNITS: 'metric' }, cwd: 'servers' },
+          orders: {
+            url: 'https://orders.example/mcp',
+            headers: { authorization: 'Bearer ${TOKEN}' },
+            tools: { allow: ['get_*'], deny: ['get_secret'] },
+            group: 'support',
+            timeoutMs: 5000,
+            approval: { auto: ['get_*'] },
+          },
+          legacy: { type: 'sse', url: 'http://127.0.0.1:9/sse', enabled: false },
+          vscode: { type: 'http', url: 'http://127.0.0.1:9/mcp', group: ['a', 'b'], expose: { resources: true } },
+        },
+      },
+      { env: { TOKEN: 's3cret' }, baseDir: '/etc/agent', source: 'mcp.json' },
+    );
+    const [weather, orders, legacy, vscode] = config.servers;
+    expect(weather?.target).toEqual({
+      kind: 'stdio',
+      command: 'node',
+      args: ['weather.mjs'],
+      env: { UNITS: 'metric' },
+      cwd: '/etc/agent/servers',
+    });
+    expect(weather?.approval).toBe('ask');
+    expect(weather?.enabled).toBe(true);
+    expect(orders?.target).toEqual({
+      kind: 'http',
+      url: 'https://orders.example/mcp',
+      headers: { authorization: 'Bearer s3cret' },
+      mode: 'auto',
+    });
+    expect(orders?.tools).toEqual({ allow: ['get_*'], deny: ['get_secret'] });
+    expect(orders?.groups).toEqual(['support']);
+    expect(orders?.timeoutMs).toBe(5000);
+    expect(orders?.approval).toEqual({ auto: ['get_*'], deny: [] });
+    expect(legacy?.target).toMatchObject({ kind: 'http', mode: 'sse' });
+    expect(legacy?.enabled).toBe(false);
+    expect(vscode?.target).toMatchObject({ mode: 'streamable-http' });
+    expect(vscode?.groups).toEqual(['a', 'b']);
+    expect(vscode?.expose).toEqual({ resources: true, prompts: false });
+  });
+
+  it('interpolates ${VAR}, ${env:VAR} and ${VAR:-default}, and keeps $${ literal', () => {
+    const config = parseConfig(
+      { mcpServers: { s: { command: '${BIN}', args: ['${env:ARG}', '${MISSING:-fallback}', '$${HOME}'] } } },
+      { env: { BIN: '/usr/bin/node', ARG: 'x' } },
+    );
+    expect(config.servers[0]?.target).toMatchObject({ command: '/usr/bin/node', args: ['x', 'fallback', '${HOME}'] });
+  });
+
+  it.each([
+    [{ mcpServers: { s: { command: 'x', args: ['${NOPE}'] } } }, 's', 'args[0]', 'NOPE is not set'],
+    [{ mcpServers: { s: { command: 'x', colour: 1 } } }, 's', 'colour', 'unknown key'],
+    [{ mcpServers: { s: { url: 'ftp://x' } } }, 's', 'url', 'http(s)'],
+    [{ mcpServers: { s: { type: 'ws', url: 'http://x' } } }, 's', 'type', 'must be'],
+    [{ mcpServers: { s: { command: 'x', timeoutMs: -1 } } }, 's', 'timeoutMs', 'positive'],
+    [{ mcpServers: { s: { command: 'x', tools: { allow: 'get_*' } } } }, 's', 'tools.allow', 'array'],
+    [{ mcpServers: { s: { command: 'x', approval: 'maybe' } } }, 's', 'approval', 'must be'],
+    [{ mcpServers: { s: {} } }, 's', 'command', 'non-empty'],
+  ])('names the file, the server and the key in errors (%#)', (json, server, key, reason) => {
+    let caught: unknown;
+    try {
+      parseConfig(json, { env: {}, source: 'conf/mcp.json' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const error = caught as ConfigError;
+    expect([error.source, error.server, error.key]).toEqual(['conf/mcp.json', server, key]);
+    expect(error.message).toContain(`conf/mcp.json, server "${server}", key "${key}"`);
+    expect(error.message).toContain(reason);
+  });
+
+  it('reports unreadable and malformed files by path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentforge-config-'));
+    try {
+      const path = join(dir, 'mcp.json');
+      await writeFile(path, '{ "mcpServers": ');
+      await expect(loadConfig(path)).rejects.toThrow(`${path}: not valid JSON`);
+      await expect(loadConfig(join(dir, 'absent.json'))).rejects.toThrow('absent.json: cannot read');
+      await writeFile(path, JSON.stringify({ mcpServers: { a: { command: 'node', cwd: '.' } } }));
+      const config = await loadConfig(path);
+      expect(config.servers[0]?.target).toMatchObject({ cwd: dir });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,279 @@
+/**
+ * One loop suite run against every provider: a local fake speaking the provider's real wire format (with
+ * streamed tool-call deltas) drives complete runs of the agent against real MCP servers (the bundled
+ * examples and a lab server, over stdio and Streamable HTTP) through the real McpClient.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, type AgentOptions } from '../../src/agent/agent.js';
+import type { AgentEvent } from '../../src/agent/events.js';
+import { McpHost } from '../../src/agent/host.js';
+import { afterTool } from '../../src/agent/middleware.js';
+import { createModel } from '../../src/providers/index.js';
+import {
+  type FakeProvider,
+  type FakeProviderKind,
+  type FakeScript,
+  readToolNames,
+  readToolResults,
+  startFakeProvider,
+} from '../support/fake-providers/index.js';
+import { type HttpExample, LAB, ORDERS, WEATHER, config, startHttp, stdio } from './support.js';
+
+const PROVIDERS: FakeProviderKind[] = ['openai', 'openai-responses', 'anthropic', 'gemini'];
+
+let orders: HttpExample;
+let labHttp: HttpExample;
+
+beforeAll(async () => {
+  [orders, labHttp] = await Promise.all([startHttp(ORDERS), startHttp(LAB, 'http-lab')]);
+});
+
+afterAll(async () => {
+  await Promise.all([orders?.close(), labHttp?.close()]);
+});
+
+interface Harness extends AsyncDisposable {
+  readonly fake: FakeProvider;
+  readonly host: McpHost;
+  readonly agent: Agent;
+  readonly events: AgentEvent[];
+  run(task: string): ReturnType<Agent['run']>;
+}
+
+async function harness(
+  kind: FakeProviderKind,
+  script: FakeScript,
+  servers: Record<string, Record<string, unknown>>,
+  agentOptions: Partial<AgentOptions> = {},
+): Promise<Harness> {
+  const fake = await startFakeProvider(kind, script, { chunkSize: 5 });
+  let host: McpHost | undefined;
+  try {
+    host = await McpHost.start(config(servers), { reconnect: false, retry: { maxAttempts: 1 } });
+    const notReady = host.servers().filter((s) => s.state !== 'ready');
+    if (notReady.length > 0) throw new Error(`servers not ready: ${JSON.stringify(notReady)}`);
+    const agent = new Agent({
+      model: createModel(fake.spec('test-model'), fake.env, { maxRetries: 0 }),
+      host,
+      approval: { policy: 'all' },
+      ...agentOptions,
+    });
+    const events: AgentEvent[] = [];
+    const close = async () => {
+      await host?.close();
+      await fake.close();
+    };
+    return {
+      fake,
+      host,
+      agent,
+      events,
+      run: (task) => agent.run(task, { onEvent: (event) => events.push(event) }),
+      [Symbol.asyncDispose]: close,
+    };
+  } catch (error) {
+    await host?.close();
+    await fake.close();
+    throw error;
+  }
+}
+
+describe.each(PROVIDERS)('agent loop over %s', (kind) => {
+  const results = (body: unknown) => readToolResults(kind, body);
+
+  it('single call: discovers, calls weather__get_weather over stdio, feeds the result back, answers', async () => {
+    await using h = await harness(
+      kind,
+      (body, _request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Hangzhou' } }] }
+          : { text: `It is ${results(body)[0]?.text}.` },
+      { weather: stdio(WEATHER) },
+    );
+    const result = await h.run('How is the weather in Hangzhou today?');
+    expect(result.stopReason).toBe('answer');
+    expect(result.answer).toBe('It is Hangzhou: 26°C, sunny.');
+    expect(readToolNames(kind, h.fake.requests[0]!.body)).toEqual(['weather__get_weather']);
+    expect(h.fake.requests.every((r) => r.stream)).toBe(true);
+    expect(result.toolCalls).toHaveLength(1);
+    expect(result.toolCalls[0]).toMatchObject({
+      llmName: 'weather__get_weather',
+      server: 'weather',
+      mcpName: 'get_weather',
+      arguments: { location: 'Hangzhou' },
+      status: 'ok',
+      isError: false,
+      approval: { decision: 'approved', by: 'policy' },
+      result: { structuredContent: { location: 'Hangzhou', tempC: 26, condition: 'sunny' } },
+    });
+    const deltas = h.events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text);
+    expect(deltas.length).toBeGreaterThan(1); // streamed in fragments
+    expect(deltas.join('')).toBe(result.answer);
+  });
+
+  it('parallel calls: stdio and HTTP servers in one turn, results correlated with their calls', async () => {
+    await using h = await harness(
+      kind,
+      (body, _request, index) => {
+        if (index > 0) return { text: results(body).map((r) => r.text).join(' | ') };
+        return {
+          toolCalls: [
+            { name: 'orders__get_order', arguments: { orderId: '12345' } },
+            { name: 'weather__get_weather', arguments: { location: 'Beijing' } },
+          ],
+        };
+      },
+      { weather: stdio(WEATHER), orders: { url: orders.url } },
+    );
+    const result = await h.run('Order 12345 and the weather in Beijing?');
+    expect(result.toolCalls.map((c) => [c.server, c.status])).toEqual([
+      ['orders', 'ok'],
+      ['weather', 'ok'],
+    ]);
+    const sent = results(h.fake.requests[1]!.body);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]?.text).toContain('"trackingNumber":"SF1001"');
+    expect(sent[1]?.text).toBe('Beijing: 18°C, cloudy');
+    // Every result answers the call with its id (Gemini without ids correlates by name and order).
+    if (kind !== 'gemini') expect(sent.map((r) => r.id)).toEqual(result.toolCalls.map((c) => c.id));
+    else expect(sent.map((r) => r.name)).toEqual(['orders__get_order', 'weather__get_weather']);
+    expect(result.answer).toBe(`${sent[0]?.text} | Beijing: 18°C, cloudy`);
+  });
+
+  it('an isError result goes back as an error and the model corrects itself', async () => {
+    await using h = await harness(
+      kind,
+      (body, _request, index) => {
+        if (index === 0) return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Atlantis' } }] };
+        const [last] = results(body);
+        if (last?.isError) return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'London' } }] };
+        return { text: `Fixed: ${last?.text}` };
+      },
+      { weather: stdio(WEATHER) },
+    );
+    const result = await h.run('Weather in Atlantis?');
+    expect(result.toolCalls.map((c) => [c.arguments.location, c.status, c.isError])).toEqual([
+      ['Atlantis', 'ok', true],
+      ['London', 'ok', false],
+    ]);
+    const [firstResult] = results(h.fake.requests[1]!.body);
+    expect(firstResult).toMatchObject({ isError: true });
+    expect(firstResult?.text).toContain('Unknown city "Atlantis"');
+    expect(result.answer).toBe('Fixed: London: 12°C, drizzle');
+  });
+
+  it('a denied approval never reaches the server, and the model is told', async () => {
+    const asked: string[] = [];
+    await using h = await harness(
+      kind,
+      (body, _request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: 'orders__get_order', arguments: { orderId: '12345' } }] }
+          : { text: `Sorry: ${results(body)[0]?.text}` },
+      { orders: { url: orders.url } },
+      {
+        approval: {
+          policy: 'none',
+          approver: async (request) => {
+            asked.push(`${request.tool.llmName} ${JSON.stringify(request.arguments)}`);
+            return { deny: 'the customer must confirm first' };
+          },
+        },
+      },
+    );
+    const result = await h.run('Look up order 12345');
+    expect(asked).toEqual(['orders__get_order {"orderId":"12345"}']);
+    expect(result.toolCalls[0]).toMatchObject({
+      status: 'denied',
+      isError: true,
+      approval: { decision: 'denied', by: 'user', reason: 'the customer must confirm first' },
+    });
+    expect(results(h.fake.requests[1]!.body)[0]).toMatchObject({ isError: true });
+    // OpenAI-style providers mark error results in the text; the reason reaches the model either way.
+    expect(result.answer).toMatch(/^Sorry: .*Tool call denied: the customer must confirm first$/);
+    expect(h.events.some((e) => e.type === 'approval_request')).toBe(true);
+  });
+
+  it('a server that crashes mid-run: the call fails clearly, its tools leave, the others keep working', async () => {
+    await using h = await harness(
+      kind,
+      (body, _request, index) => {
+        if (index === 0) return { toolCalls: [{ name: 'lab__crash', arguments: {} }] };
+        if (index === 1) return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Shanghai' } }] };
+        return { text: `ok: ${results(body)[0]?.text}` };
+      },
+      { lab: stdio(LAB, 'stdio-lab'), weather: stdio(WEATHER) },
+    );
+    const result = await h.run('Crash the lab, then check Shanghai');
+    expect(result.toolCalls[0]).toMatchObject({ llmName: 'lab__crash', status: 'protocol_error', isError: true });
+    expect(result.toolCalls[0]?.error?.message).toBeTruthy();
+    expect(readToolNames(kind, h.fake.requests[0]!.body)).toContain('lab__search');
+    // Between turns the registry dropped the dead server's tools; the weather server never noticed.
+    expect(readToolNames(kind, h.fake.requests[1]!.body)).toEqual(['weather__get_weather']);
+    expect(result.toolCalls[1]).toMatchObject({ server: 'weather', status: 'ok' });
+    expect(result.answer).toBe('ok: Shanghai: 24°C, light rain');
+    expect(h.host.servers().find((s) => s.name === 'lab')?.state).toBe('failed');
+  });
+
+  it('list_changed refreshes the registry between turns, not during one', async () => {
+    let toolsChanged!: () => void;
+    const changed = new Promise<void>((resolve) => (toolsChanged = resolve));
+    await using h = await harness(
+      kind,
+      (body, _request, index) => {
+        if (index === 0) return { toolCalls: [{ name: 'lab__add_tool', arguments: {} }] };
+        if (index === 1) return { toolCalls: [{ name: 'lab__extra_tool', arguments: {} }] };
+        return { text: results(body)[0]?.text ?? '' };
+      },
+      { lab: stdio(LAB, 'stdio-lab') },
+      {
+        // Holds the turn open until the server's notification has arrived, so the test does not race it.
+        middleware: [
+          afterTool(async (context) => {
+            if (context.call.name === 'lab__add_tool') await changed;
+            return undefined;
+          }),
+        ],
+      },
+    );
+    h.host.on((event) => {
+      if (event.type === 'list_changed' && event.list === 'toolsListChanged') toolsChanged();
+    });
+    const result = await h.run('Add a tool and use it');
+    expect(readToolNames(kind, h.fake.requests[0]!.body)).not.toContain('lab__extra_tool');
+    expect(readToolNames(kind, h.fake.requests[1]!.body)).toContain('lab__extra_tool');
+    expect(result.toolCalls.map((c) => [c.llmName, c.status])).toEqual([
+      ['lab__add_tool', 'ok'],
+      ['lab__extra_tool', 'ok'],
+    ]);
+    expect(result.answer).toBe('extra from stdio-lab');
+    expect(h.events.some((e) => e.type === 'registry' && e.step === 2 && e.change?.added.includes('lab__extra_tool'))).toBe(
+      true,
+    );
+  });
+
+  it('name collisions across two servers get distinct names, and each call reaches its own server', async () => {
+    await using h = await harness(
+      kind,
+      (body, _request, index) =>
+        index === 0
+          ? {
+              toolCalls: [
+                { name: 'lab_x__search', arguments: { query: 'q1' } },
+                { name: 'lab_x__search_2', arguments: { query: 'q2' } },
+              ],
+            }
+          : { text: results(body).map((r) => r.text).join(' / ') },
+      // "lab.x" and "lab_x" both sanitise to lab_x: one over stdio, one over Streamable HTTP.
+      { 'lab.x': stdio(LAB, 'stdio-lab'), lab_x: { url: labHttp.url, type: 'http' } },
+    );
+    const result = await h.run('Search both');
+    const names = readToolNames(kind, h.fake.requests[0]!.body);
+    expect(names.filter((n) => n.startsWith('lab_x__search'))).toEqual(['lab_x__search', 'lab_x__search_2']);
+    expect(result.toolCalls.map((c) => [c.llmName, c.server])).toEqual([
+      ['lab_x__search', 'lab.x'],
+      ['lab_x__search_2', 'lab_x'],
+    ]);
+    expect(result.answer).toBe('stdio-lab found: q1 / http-lab found: q2');
+  });
+});

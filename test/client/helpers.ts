@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { ClientHandlers } from '../../src/client/types.js';
+
+export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+export const MODERN_SERVER = join(FIXTURES, 'client-modern-server.mjs');
+export const LEGACY_SERVER = join(FIXTURES, 'client-legacy-server.mjs');
+export const EVERYTHING_SERVER = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-everything',
+  'dist',
+  'index.js',
+);
+
+/** Host handlers that answer like a user who accepts and a model that says "hi". */
+export function acceptingHandlers(seen: string[] = []): ClientHandlers {
+  return {
+    elicitation: async (params) => {
+      seen.push(`elicitation:${params.message}`);
+      return { action: 'accept', content: { ok: true } };
+    },
+    sampling: async () => {
+      seen.push('sampling');
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'hi' },
+        model: 'test-model',
+        stopReason: 'endTurn',
+      };
+    },
+    roots: async () => {
+      seen.push('roots');
+      return [{ uri: 'file:///workspace', name: 'workspace' }];
+    },
+  };
+}
+
+export interface HttpFixture {
+  readonly url: string;
+  readonly child: ChildProcess;
+  command(text: string): void;
+  close(): Promise<void>;
+}
+
+/** Starts an HTTP fixture server (a real child process) and waits for its "PORT <n>" line. */
+export async function startHttpFixture(script: string, mode: string): Promise<HttpFixture> {
+  const child = spawn(process.execPath, [script, mode], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /PORT (\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`fixture exited with ${code}: ${err}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    child,
+    command: (text) => child.stdin?.write(`${text}\n`),
+    close: () => killChild(child),
+  };
+}
+
+export function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+export interface RawServer {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** A hand-written HTTP peer on 127.0.0.1 for byte-level checks (headers, SSE framing, failures). */
+export async function startRawServer(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<RawServer> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handler(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    server,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function json(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(value));
+}
+
+/** A minimal modern server body: discover plus caller-supplied methods. */
+export function discoverResult(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    resultType: 'complete',
+    supportedVersions: ['2026-07-28'],
+    capabilities: { tools: {}, resources: {} },
+    serverInfo: { name: 'raw', version: '1.0.0' },
+    ttlMs: 0,
+    cacheScope: 'private',
+    ...extra,
+  };
+}
+
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
