@@ -1,10 +1,11 @@
-import { type Server, createServer } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type FetchHandler,
   type FetchHandlerContext,
   type HttpMcpServer,
   type HttpServerOptions,
+  LOCALHOST_NAMES,
   type NodeHandler,
   createFetchHandler,
   createNodeHandler,
@@ -31,10 +32,29 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/**
+ * Bound to one specific address, that address is a legitimate Host too (a literal IP cannot be rebound; a
+ * rebinding page sends its own name). Wildcard binds add nothing: configure `allowedHosts` for those.
+ */
+function hostsFor(
+  host: string,
+  configured: HttpServerOptions['allowedHosts'],
+): HttpServerOptions['allowedHosts'] {
+  if (configured !== undefined) return configured;
+  if (host === '0.0.0.0' || host === '::' || LOCALHOST_NAMES.includes(host)) return undefined;
+  return [...LOCALHOST_NAMES, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host];
+}
+
 /** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */
 export async function listen(server: HttpMcpServer, options: ListenOptions = {}): Promise<Listening> {
   const { port = 0, host = '127.0.0.1', path = '/mcp', ...rest } = options;
-  const handler = createNodeHandler(server, { ...rest, path });
+  const handler = createNodeHandler(server, {
+    ...rest,
+    path,
+    allowedHosts: hostsFor(host, rest.allowedHosts),
+  });
+  // Loaded here, not at the top: this module also exports the fetch form, which must load where node:http is absent.
+  const { createServer } = await import('node:http');
   const httpServer = createServer(handler);
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

@@ -10,17 +10,27 @@ import { type LegacyClient, legacyClient, waitFor } from './support.js';
 
 const clients: LegacyClient[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
+  const done = clients.splice(0);
+  await Promise.all(done.map((client) => client.close()));
+  expect(done.flatMap((client) => client.schemaErrors).join('\n')).toBe('');
 });
 
-async function connect(server: McpServer, options: Parameters<typeof legacyClient>[1] = {}): Promise<LegacyClient> {
+async function connect(
+  server: McpServer,
+  options: Parameters<typeof legacyClient>[1] = {},
+): Promise<LegacyClient> {
   const client = await legacyClient(server, options);
   clients.push(client);
   return client;
 }
 
 function makeServer(): McpServer {
-  const server = new McpServer({ name: 'legacy-server', version: '2.0.0', title: 'Legacy', icons: [{ src: 'https://x/i.png' }] });
+  const server = new McpServer({
+    name: 'legacy-server',
+    version: '2.0.0',
+    title: 'Legacy',
+    icons: [{ src: 'https://x/i.png' }],
+  });
   server.registerTool(
     'echo',
     {
@@ -38,7 +48,9 @@ function makeServer(): McpServer {
       { type: 'resource_link', uri: 'file:///a.txt', name: 'a' },
     ],
   }));
-  server.registerResource('doc', 'file:///doc.txt', { title: 'Doc' }, (uri) => ({ contents: [{ uri, text: 'doc' }] }));
+  server.registerResource('doc', 'file:///doc.txt', { title: 'Doc' }, (uri) => ({
+    contents: [{ uri, text: 'doc' }],
+  }));
   return server;
 }
 
@@ -49,13 +61,20 @@ describe('initialize', () => {
     expect(modern.initializeResult).toMatchObject({
       protocolVersion: '2025-06-18',
       serverInfo: { name: 'legacy-server', version: '2.0.0', title: 'Legacy' },
-      capabilities: { tools: { listChanged: true }, resources: { subscribe: true }, logging: {}, completions: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true },
+        logging: {},
+        completions: {},
+      },
     });
     expect(modern.initializeResult).not.toHaveProperty('resultType');
     expect((modern.initializeResult.serverInfo as Record<string, unknown>).icons).toBeUndefined();
     const unknown = await connect(server, { revision: '1999-01-01' });
     expect(unknown.revision).toBe('2025-11-25');
-    expect((unknown.initializeResult.serverInfo as Record<string, unknown>).icons).toEqual([{ src: 'https://x/i.png' }]);
+    expect((unknown.initializeResult.serverInfo as Record<string, unknown>).icons).toEqual([
+      { src: 'https://x/i.png' },
+    ]);
   });
 
   it('refuses session requests before initialize but answers ping', async () => {
@@ -74,7 +93,9 @@ describe('initialize', () => {
 
   it('shapes lists and results for 2024-11-05: no title, annotations, outputSchema, structuredContent or audio', async () => {
     const client = await connect(makeServer(), { revision: '2024-11-05' });
-    const { tools } = (await client.connection.request('tools/list')) as { tools: Array<Record<string, unknown>> };
+    const { tools } = (await client.connection.request('tools/list')) as {
+      tools: Array<Record<string, unknown>>;
+    };
     expect(tools[0]).toEqual({
       name: 'echo',
       description: 'echoes',
@@ -90,7 +111,9 @@ describe('initialize', () => {
 
   it('keeps newer fields for 2025-11-25 and reports an unknown resource with -32002', async () => {
     const client = await connect(makeServer());
-    const { tools } = (await client.connection.request('tools/list')) as { tools: Array<Record<string, unknown>> };
+    const { tools } = (await client.connection.request('tools/list')) as {
+      tools: Array<Record<string, unknown>>;
+    };
     expect(tools[0]).toMatchObject({ title: 'Echo', annotations: { readOnlyHint: true }, outputSchema: {} });
     await expect(client.connection.request('resources/read', { uri: 'file:///none' })).rejects.toMatchObject({
       code: -32002,
@@ -114,7 +137,9 @@ describe('session utilities', () => {
     await client.connection.request('tools/call', { name: 'chatty', arguments: {} });
     await waitFor(() => client.notifications.length === 3);
     expect(client.notifications.map((n) => n.params?.data)).toEqual(['fine detail', 'careful', 'careful']);
-    await expect(client.connection.request('logging/setLevel', { level: 'loud' })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.connection.request('logging/setLevel', { level: 'loud' })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it('delivers resources/updated to subscribers only until they unsubscribe', async () => {
@@ -124,7 +149,10 @@ describe('session utilities', () => {
     server.notifyResourceUpdated('file:///doc.txt');
     server.notifyResourceUpdated('file:///other.txt');
     await waitFor(() => client.notifications.length === 1);
-    expect(client.notifications[0]).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'file:///doc.txt' } });
+    expect(client.notifications[0]).toMatchObject({
+      method: 'notifications/resources/updated',
+      params: { uri: 'file:///doc.txt' },
+    });
     await client.connection.request('resources/unsubscribe', { uri: 'file:///doc.txt' });
     server.notifyResourceUpdated('file:///doc.txt');
     await delay(20);
@@ -138,11 +166,15 @@ describe('session utilities', () => {
     await waitFor(() => client.notifications.length === 1);
     handle.update({ description: 'v2' });
     await waitFor(() => client.notifications.length === 2);
-    const { tools } = (await client.connection.request('tools/list')) as { tools: Array<Record<string, unknown>> };
+    const { tools } = (await client.connection.request('tools/list')) as {
+      tools: Array<Record<string, unknown>>;
+    };
     expect(tools.find((tool) => tool.name === 'later')?.description).toBe('v2');
     handle.disable();
     await waitFor(() => client.notifications.length === 3);
-    await expect(client.connection.request('tools/call', { name: 'later', arguments: {} })).rejects.toMatchObject({
+    await expect(
+      client.connection.request('tools/call', { name: 'later', arguments: {} }),
+    ).rejects.toMatchObject({
       code: -32602,
     });
     handle.enable();
@@ -166,7 +198,11 @@ describe('session utilities', () => {
     });
     const client = await connect(server, { revision: '2024-11-05' });
     const seen: Array<Record<string, unknown>> = [];
-    await client.connection.request('tools/call', { name: 'steps', arguments: {} }, { onprogress: (p) => seen.push(p) });
+    await client.connection.request(
+      'tools/call',
+      { name: 'steps', arguments: {} },
+      { onprogress: (p) => seen.push(p) },
+    );
     // 2024-11-05 progress notifications have no message field.
     expect(seen.map(({ progressToken: _token, ...rest }) => rest)).toEqual([
       { progress: 1, total: 3 },
@@ -187,7 +223,11 @@ describe('session utilities', () => {
     });
     const client = await connect(server);
     const controller = new AbortController();
-    const call = client.connection.request('tools/call', { name: 'slow', arguments: {} }, { signal: controller.signal });
+    const call = client.connection.request(
+      'tools/call',
+      { name: 'slow', arguments: {} },
+      { signal: controller.signal },
+    );
     await delay(20);
     controller.abort('user pressed stop');
     await expect(call).rejects.toMatchObject({ code: 'cancelled' });
@@ -203,10 +243,15 @@ describe('server-initiated input on a session', () => {
         message: 'Name?',
         requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
       });
-      const reply = await context.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 });
+      const reply = await context.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+        maxTokens: 10,
+      });
       const { roots } = await context.listRoots();
       return {
-        content: [{ type: 'text', text: `${String(name.content?.name)} / ${reply.model} / ${roots.length} roots` }],
+        content: [
+          { type: 'text', text: `${String(name.content?.name)} / ${reply.model} / ${roots.length} roots` },
+        ],
       };
     });
     return server;
@@ -253,7 +298,7 @@ describe('server-initiated input on a session', () => {
     expect(asked).toBe(false);
   });
 
-  it('passes a protocol error from the client\'s answer through as a protocol error', async () => {
+  it("passes a protocol error from the client's answer through as a protocol error", async () => {
     const client = await connect(inputServer(), {
       capabilities: { elicitation: {} },
       handlers: {
@@ -262,7 +307,9 @@ describe('server-initiated input on a session', () => {
         },
       },
     });
-    await expect(client.connection.request('tools/call', { name: 'survey', arguments: {} })).rejects.toMatchObject({
+    await expect(
+      client.connection.request('tools/call', { name: 'survey', arguments: {} }),
+    ).rejects.toMatchObject({
       code: -32603,
       message: 'no UI available',
     });

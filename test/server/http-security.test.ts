@@ -70,6 +70,15 @@ describe('DNS rebinding: Host and Origin allow-lists', () => {
     expect(response.status).toBe(403);
   });
 
+  it('binds 127.0.0.1 by default; bound to another address, that address is an allowed Host', async () => {
+    expect((h.http.httpServer.address() as { address: string }).address).toBe('127.0.0.1');
+    await h.http.close();
+    h = await start({ host: '127.0.0.2' });
+    expect(h.url).toMatch(/^http:\/\/127\.0\.0\.2:/);
+    const response = await post(h.url, list.body, list.headers);
+    expect(response.status).toBe(200);
+  });
+
   it('takes a configured allow-list (exact origin, host with port)', async () => {
     await h.http.close();
     h = await start({ allowedHosts: ['mcp.internal:8443'], allowedOrigins: ['https://app.example.com'] });

@@ -202,6 +202,66 @@ describe('handshake-era sessions (2025-03-26..2025-11-25)', () => {
   });
 });
 
+describe('GET stream resumption', () => {
+  it('replays what the GET stream carried while the client was away, after its Last-Event-ID', async () => {
+    h = await start();
+    const id = await initialize(h.url);
+    const getHeaders = { ...sessionHeaders(id), accept: 'text/event-stream' };
+    const controller = new AbortController();
+    const get = await fetch(h.url, { headers: getHeaders, signal: controller.signal });
+    await (await post(h.url, call('announce', 'a1'), sessionHeaders(id))).json();
+    const [, first] = await takeSse(get, 2);
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await (await post(h.url, call('announce', 'a2'), sessionHeaders(id))).json();
+    const resumed = await fetch(h.url, { headers: { ...getHeaders, 'last-event-id': first?.id as string } });
+    expect(resumed.status).toBe(200);
+    const [missed] = await takeSse(resumed, 1);
+    expect(missed?.id).not.toBe(first?.id);
+    expect(JSON.parse(missed?.data ?? '{}')).toMatchObject({ method: 'notifications/tools/list_changed' });
+  });
+});
+
+describe('queued GET-stream messages', () => {
+  it('delivers what was sent while no GET stream was open to the next one, once', async () => {
+    h = await start();
+    const id = await initialize(h.url);
+    await (await post(h.url, call('announce', 'q1'), sessionHeaders(id))).json();
+    const controller = new AbortController();
+    const get = await fetch(h.url, {
+      headers: { ...sessionHeaders(id), accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    const [priming, queued] = await takeSse(get, 2);
+    expect(priming?.data).toBe('');
+    expect(JSON.parse(queued?.data ?? '{}')).toMatchObject({ method: 'notifications/tools/list_changed' });
+    controller.abort();
+  });
+});
+
+describe('bounded event store', () => {
+  it('keeps only the last maxEventsPerStream events of a stream for replay', async () => {
+    h = await start({ maxEventsPerStream: 2 });
+    const id = await initialize(h.url);
+    const controller = new AbortController();
+    const response = await post(
+      h.url,
+      { ...call('progress'), params: { name: 'progress', arguments: {}, _meta: { progressToken: 1 } } },
+      sessionHeaders(id),
+      controller.signal,
+    );
+    const [priming] = await takeSse(response, 1);
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Four events followed the priming one (three progress, one result); only the last two are still held.
+    const resumed = await fetch(h.url, {
+      headers: { ...sessionHeaders(id), accept: 'text/event-stream', 'last-event-id': priming?.id as string },
+    });
+    const rest = (await readSse(resumed)).events.map((event) => JSON.parse(event.data));
+    expect(rest.map((m) => m.params?.progress ?? 'result')).toEqual([3, 'result']);
+  });
+});
+
 describe('the official SDK client (1.x) as a real peer', () => {
   it('lists and calls tools, follows progress and answers an elicitation on the POST stream', async () => {
     h = await start();

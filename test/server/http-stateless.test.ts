@@ -204,6 +204,21 @@ describe('JSON or a per-request SSE stream', () => {
     expect(await response.json()).toMatchObject({ result: { content: [{ text: 'done' }] } });
   });
 
+  it('answers a client that accepts only text/event-stream with a one-event stream', async () => {
+    const { body, headers } = modern('tools/list');
+    const response = await post(h.url, body, { ...headers, accept: 'text/event-stream' });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const { events } = await readSse(response);
+    expect(events.map((event) => JSON.parse(event.data))).toMatchObject([
+      { id: 1, result: { tools: expect.any(Array) } },
+    ]);
+  });
+
+  it('406 for a client that accepts neither JSON nor SSE', async () => {
+    const { body, headers } = modern('tools/list');
+    expect((await post(h.url, body, { ...headers, accept: 'text/html' })).status).toBe(406);
+  });
+
   it('closing the SSE stream cancels the handler (its signal aborts)', async () => {
     const controller = new AbortController();
     const { body, headers } = modern('tools/call', { name: 'wait_for_cancel', arguments: {} });

@@ -24,14 +24,19 @@ function open(server: McpServer, id: string | number, notifications: Record<stri
 
 function makeServer(maxListens?: number): McpServer {
   const server = new McpServer({ name: 's', version: '1' }, maxListens === undefined ? {} : { maxListens });
-  server.registerResource('config', 'file:///config.json', {}, (uri) => ({ contents: [{ uri, text: '{}' }] }));
+  server.registerResource('config', 'file:///config.json', {}, (uri) => ({
+    contents: [{ uri, text: '{}' }],
+  }));
   return server;
 }
 
 describe('subscriptions/listen', () => {
   it('acknowledges first, then sends only the requested notifications, each tagged with the subscription id', async () => {
     const server = makeServer();
-    const listen = open(server, 'listen-1', { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] });
+    const listen = open(server, 'listen-1', {
+      toolsListChanged: true,
+      resourceSubscriptions: ['file:///config.json'],
+    });
     expect(listen.received[0]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
@@ -47,8 +52,16 @@ describe('subscriptions/listen', () => {
     await waitFor(() => listen.received.length >= 3);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(listen.received.slice(1)).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///config.json', _meta: { [SUBSCRIPTION_ID]: 'listen-1' } } },
-      { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: 'listen-1' } } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: 'file:///config.json', _meta: { [SUBSCRIPTION_ID]: 'listen-1' } },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/list_changed',
+        params: { _meta: { [SUBSCRIPTION_ID]: 'listen-1' } },
+      },
     ]);
     listen.controller.abort();
     await listen.done;
@@ -74,7 +87,10 @@ describe('subscriptions/listen', () => {
     await server.close();
     const response = await listen.done;
     validateEmitted(MODERN, response, 'subscriptions/listen');
-    expect(response).toMatchObject({ id: 3, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 3 } } });
+    expect(response).toMatchObject({
+      id: 3,
+      result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 3 } },
+    });
   });
 
   it('caps concurrent listens and rejects a malformed filter', async () => {
@@ -89,8 +105,9 @@ describe('subscriptions/listen', () => {
     third.controller.abort();
     await third.done;
     expect((await modernError(server, 'subscriptions/listen', { notifications: 'all' })).code).toBe(-32602);
-    expect((await modernError(server, 'subscriptions/listen', { notifications: { resourceSubscriptions: [1] } })).code).toBe(
-      -32602,
-    );
+    expect(
+      (await modernError(server, 'subscriptions/listen', { notifications: { resourceSubscriptions: [1] } }))
+        .code,
+    ).toBe(-32602);
   });
 });

@@ -16,7 +16,11 @@ function makeServer(options: McpServerOptions = {}) {
     async ({ lang }: { lang?: string }, context) => {
       runs.greet++;
       const answer = await context.elicit({ message: 'Name?', requestedSchema: NAME }, { key: 'user_name' });
-      return { content: [{ type: 'text', text: `${lang === 'fr' ? 'Bonjour' : 'Hello'}, ${String(answer.content?.name)}!` }] };
+      return {
+        content: [
+          { type: 'text', text: `${lang === 'fr' ? 'Bonjour' : 'Hello'}, ${String(answer.content?.name)}!` },
+        ],
+      };
     },
   );
   server.registerTool('wizard', {}, async (_args, context) => {
@@ -24,11 +28,17 @@ function makeServer(options: McpServerOptions = {}) {
     const first = await context.elicit({ message: 'Step 1', requestedSchema: NAME }, { key: 'step1' });
     const [roots, model] = [
       await context.listRoots({ key: 'roots' }),
-      await context.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }),
+      await context.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+        maxTokens: 5,
+      }),
     ];
     return {
       content: [
-        { type: 'text', text: `${String(first.content?.name)} ${roots.roots.length} ${model.model} round ${context.inputRound}` },
+        {
+          type: 'text',
+          text: `${String(first.content?.name)} ${roots.roots.length} ${model.model} round ${context.inputRound}`,
+        },
       ],
     };
   });
@@ -38,7 +48,9 @@ function makeServer(options: McpServerOptions = {}) {
   });
   server.registerPrompt('ask', {}, async (_args, context) => {
     const answer = await context.elicit({ message: 'Topic?', requestedSchema: NAME }, { key: 'topic' });
-    return { messages: [{ role: 'user', content: { type: 'text', text: `About ${String(answer.content?.name)}` } }] };
+    return {
+      messages: [{ role: 'user', content: { type: 'text', text: `About ${String(answer.content?.name)}` } }],
+    };
   });
   server.registerResource('secret', 'vault://secret', {}, async (uri, context) => {
     const answer = await context.elicit({ message: 'Really?', requestedSchema: NAME }, { key: 'confirm' });
@@ -89,7 +101,9 @@ describe('input_required round trips', () => {
     expect(Object.keys(round3.inputRequests as object)).toEqual(['sampling-1']);
     const done = await modernResult(server, 'tools/call', {
       name: 'wizard',
-      inputResponses: { 'sampling-1': { role: 'assistant', content: { type: 'text', text: 'yo' }, model: 'm1' } },
+      inputResponses: {
+        'sampling-1': { role: 'assistant', content: { type: 'text', text: 'yo' }, model: 'm1' },
+      },
       requestState: round3.requestState,
     });
     expect(textOf(done)).toBe('Ada 1 m1 round 3');
@@ -97,12 +111,18 @@ describe('input_required round trips', () => {
 
   it('re-asks for a missing or malformed answer instead of failing', async () => {
     const { server } = makeServer();
-    for (const inputResponses of [{ wrong_key: accept({ name: 'x' }) }, { user_name: 12345 }, { user_name: { action: 'maybe' } }]) {
+    for (const inputResponses of [
+      { wrong_key: accept({ name: 'x' }) },
+      { user_name: 12345 },
+      { user_name: { action: 'maybe' } },
+    ]) {
       const result = await modernResult(server, 'tools/call', { name: 'greet', inputResponses });
       expect(result.resultType).toBe('input_required');
       expect(Object.keys(result.inputRequests as object)).toEqual(['user_name']);
     }
-    expect((await modernError(server, 'tools/call', { name: 'greet', inputResponses: null })).code).toBe(-32602);
+    expect((await modernError(server, 'tools/call', { name: 'greet', inputResponses: null })).code).toBe(
+      -32602,
+    );
     expect((await modernError(server, 'tools/call', { name: 'greet', requestState: 7 })).code).toBe(-32602);
   });
 
@@ -134,11 +154,16 @@ describe('requestState integrity', () => {
     const { server, runs } = makeServer();
     const state = await stateFor(server);
     const [version, body, mac] = state.split('.');
-    const forged = Buffer.from(JSON.stringify({ r: 9, s: { user_name: accept({ name: 'Mallory' }) }, e: 9e15 })).toString(
-      'base64url',
-    );
+    const forged = Buffer.from(
+      JSON.stringify({ r: 9, s: { user_name: accept({ name: 'Mallory' }) }, e: 9e15 }),
+    ).toString('base64url');
     const before = runs.greet;
-    for (const tampered of [`${state}-TAMPERED`, `${version}.${forged}.${mac}`, `${version}.${body}.${'A'.repeat(43)}`, 'garbage']) {
+    for (const tampered of [
+      `${state}-TAMPERED`,
+      `${version}.${forged}.${mac}`,
+      `${version}.${body}.${'A'.repeat(43)}`,
+      'garbage',
+    ]) {
       const error = await modernError(server, 'tools/call', {
         name: 'greet',
         inputResponses: { user_name: accept({ name: 'Ada' }) },
@@ -152,20 +177,37 @@ describe('requestState integrity', () => {
   it('rejects state replayed on another tool, other arguments or by another principal', async () => {
     const { server, runs } = makeServer();
     const alice = { authInfo: { subject: 'alice' } };
-    const first = await modernResult(server, 'tools/call', { name: 'greet', arguments: { lang: 'fr' } }, { extra: alice });
+    const first = await modernResult(
+      server,
+      'tools/call',
+      { name: 'greet', arguments: { lang: 'fr' } },
+      { extra: alice },
+    );
     const state = first.requestState as string;
     const before = { ...runs };
     const retry = (name: string, args: Record<string, unknown>, extra: Record<string, unknown>) =>
-      modernError(server, 'tools/call', { name, arguments: args, requestState: state, inputResponses: {} }, { extra });
+      modernError(
+        server,
+        'tools/call',
+        { name, arguments: args, requestState: state, inputResponses: {} },
+        { extra },
+      );
     expect((await retry('wizard', { lang: 'fr' }, alice)).message).toBe('Invalid requestState');
     expect((await retry('greet', { lang: 'en' }, alice)).message).toBe('Invalid requestState');
-    expect((await retry('greet', { lang: 'fr' }, { authInfo: { subject: 'bob' } })).message).toBe('Invalid requestState');
+    expect((await retry('greet', { lang: 'fr' }, { authInfo: { subject: 'bob' } })).message).toBe(
+      'Invalid requestState',
+    );
     expect(runs).toEqual(before);
     // The same principal, tool and arguments are accepted.
     const ok = await modernResult(
       server,
       'tools/call',
-      { name: 'greet', arguments: { lang: 'fr' }, requestState: state, inputResponses: { user_name: accept({ name: 'A' }) } },
+      {
+        name: 'greet',
+        arguments: { lang: 'fr' },
+        requestState: state,
+        inputResponses: { user_name: accept({ name: 'A' }) },
+      },
       { extra: alice },
     );
     expect(textOf(ok)).toBe('Bonjour, A!');
@@ -175,10 +217,14 @@ describe('requestState integrity', () => {
     const { server } = makeServer({ requestState: { ttlMs: 1 } });
     const state = await stateFor(server);
     await delay(10);
-    expect((await modernError(server, 'tools/call', { name: 'greet', requestState: state })).code).toBe(-32602);
+    expect((await modernError(server, 'tools/call', { name: 'greet', requestState: state })).code).toBe(
+      -32602,
+    );
     const other = makeServer().server;
     const foreign = await stateFor(other);
-    expect((await modernError(server, 'tools/call', { name: 'greet', requestState: foreign })).code).toBe(-32602);
+    expect((await modernError(server, 'tools/call', { name: 'greet', requestState: foreign })).code).toBe(
+      -32602,
+    );
   });
 
   it('accepts state from a server that shares the configured key (horizontal scaling)', async () => {
@@ -198,19 +244,51 @@ describe('requestState integrity', () => {
 describe('missing client capabilities (-32021)', () => {
   it('fails before the handler runs when a declared requirement is missing', async () => {
     const { server, runs } = makeServer();
-    const error = await modernError(server, 'tools/call', { name: 'guarded' }, {
-      meta: { 'io.modelcontextprotocol/clientCapabilities': {} },
-    });
+    const error = await modernError(
+      server,
+      'tools/call',
+      { name: 'guarded' },
+      {
+        meta: { 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    );
     expect(error.code).toBe(-32021);
     expect(error.data).toEqual({ requiredCapabilities: { sampling: {} } });
     expect(runs.guarded).toBe(0);
   });
 
+  it('asks for URL-mode elicitation only from clients that declared it', async () => {
+    const server = new McpServer({ name: 's', version: '1' });
+    server.registerTool('login', {}, async (_args, context) => {
+      const answer = await context.elicit(
+        { mode: 'url', message: 'Sign in', url: 'https://auth.example.com/start', elicitationId: 'e-1' },
+        { key: 'sign_in' },
+      );
+      return { content: [{ type: 'text', text: answer.action }] };
+    });
+    const formOnly = await modernError(server, 'tools/call', { name: 'login' }, {
+      meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+    });
+    expect(formOnly).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
+    const asked = await modernResult(server, 'tools/call', { name: 'login' }, {
+      meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } },
+    });
+    expect(asked.inputRequests).toMatchObject({ sign_in: { method: 'elicitation/create', params: { mode: 'url' } } });
+  });
+
   it('fails when a handler asks for input the client cannot give', async () => {
     const { server } = makeServer();
-    const error = await modernError(server, 'tools/call', { name: 'greet' }, {
-      meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } },
+    const error = await modernError(
+      server,
+      'tools/call',
+      { name: 'greet' },
+      {
+        meta: { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } },
+      },
+    );
+    expect(error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
     });
-    expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { form: {} } } } });
   });
 });

@@ -34,7 +34,10 @@ describe('2026-07-28 _meta and versions', () => {
     expect(result.supportedVersions).toContain(MODERN);
     expect(result.supportedVersions).toContain('2025-11-25');
     expect(result.resultType).toBe('complete');
-    expect((result._meta as Record<string, unknown>)[SERVER_INFO]).toEqual({ name: 'test-server', version: '1.2.3' });
+    expect((result._meta as Record<string, unknown>)[SERVER_INFO]).toEqual({
+      name: 'test-server',
+      version: '1.2.3',
+    });
     expect(result.instructions).toBe('be nice');
     expect(result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
     expect(result.capabilities).toMatchObject({ tools: { listChanged: true }, prompts: {}, resources: {} });
@@ -49,7 +52,9 @@ describe('2026-07-28 _meta and versions', () => {
       { _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': undefined } },
     ];
     for (const params of cases) {
-      const error = await modernError(server, 'tools/list', JSON.parse(JSON.stringify(params)), { raw: true });
+      const error = await modernError(server, 'tools/list', JSON.parse(JSON.stringify(params)), {
+        raw: true,
+      });
       expect(error.code).toBe(-32602);
     }
   });
@@ -62,16 +67,27 @@ describe('2026-07-28 _meta and versions', () => {
   });
 
   it('answers an unsupported version with -32022 listing the stateless versions and echoing the request', async () => {
-    const error = await modernError(makeServer(), 'server/discover', {}, {
-      meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' },
-    });
+    const error = await modernError(
+      makeServer(),
+      'server/discover',
+      {},
+      {
+        meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' },
+      },
+    );
     expect(error.code).toBe(-32022);
     expect(error.data).toEqual({ supported: [MODERN], requested: 'v999.0.0' });
   });
 
   it('treats handshake-era methods and unknown methods as not found', async () => {
     const server = makeServer();
-    for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'unknown/method']) {
+    for (const method of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'unknown/method',
+    ]) {
       expect((await modernError(server, method)).code).toBe(-32601);
     }
   });
@@ -81,9 +97,13 @@ describe('2026-07-28 lists', () => {
   function manyTools(count: number, options: McpServerOptions): McpServer {
     const server = new McpServer({ name: 's', version: '1' }, options);
     for (let i = 0; i < count; i++) {
-      server.registerTool(`tool_${i}`, { description: `tool ${i}`, ttlMs: i === 3 ? 5_000 : undefined }, () => ({
-        content: [],
-      }));
+      server.registerTool(
+        `tool_${i}`,
+        { description: `tool ${i}`, ttlMs: i === 3 ? 5_000 : undefined },
+        () => ({
+          content: [],
+        }),
+      );
     }
     return server;
   }
@@ -132,12 +152,22 @@ describe('2026-07-28 lists', () => {
 
   it('lists resources, templates and prompts with caching hints, and reads resources', async () => {
     const server = new McpServer({ name: 's', version: '1' });
-    server.registerResource('readme', 'file:///readme.md', { mimeType: 'text/markdown', ttlMs: 1000 }, (uri) => ({
-      contents: [{ uri, text: '# hi' }],
-    }));
-    server.registerResourceTemplate('user', 'users://{id}/profile{?fields}', { cacheScope: 'private' }, (uri, vars) => ({
-      contents: [{ uri, text: JSON.stringify(vars) }],
-    }));
+    server.registerResource(
+      'readme',
+      'file:///readme.md',
+      { mimeType: 'text/markdown', ttlMs: 1000 },
+      (uri) => ({
+        contents: [{ uri, text: '# hi' }],
+      }),
+    );
+    server.registerResourceTemplate(
+      'user',
+      'users://{id}/profile{?fields}',
+      { cacheScope: 'private' },
+      (uri, vars) => ({
+        contents: [{ uri, text: JSON.stringify(vars) }],
+      }),
+    );
     server.registerPrompt('greet', { description: 'greets' }, () => ({ messages: [] }));
     expect(await modernResult(server, 'resources/list')).toMatchObject({
       resources: [{ uri: 'file:///readme.md', name: 'readme', mimeType: 'text/markdown' }],
@@ -149,7 +179,10 @@ describe('2026-07-28 lists', () => {
     });
     expect(await modernResult(server, 'prompts/list')).toMatchObject({ prompts: [{ name: 'greet' }] });
     const read = await modernResult(server, 'resources/read', { uri: 'users://42/profile?fields=a,b' });
-    expect(JSON.parse((read.contents as Array<{ text: string }>)[0]?.text ?? '')).toEqual({ id: '42', fields: ['a', 'b'] });
+    expect(JSON.parse((read.contents as Array<{ text: string }>)[0]?.text ?? '')).toEqual({
+      id: '42',
+      fields: ['a', 'b'],
+    });
     expect(read).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   });
 
@@ -172,7 +205,10 @@ describe('2026-07-28 tools/call', () => {
   });
 
   it('checks structuredContent against the outputSchema', async () => {
-    const result = await modernResult(makeServer(), 'tools/call', { name: 'add', arguments: { a: 13, b: 0 } });
+    const result = await modernResult(makeServer(), 'tools/call', {
+      name: 'add',
+      arguments: { a: 13, b: 0 },
+    });
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toMatch(/does not match its outputSchema/);
   });
@@ -191,7 +227,9 @@ describe('2026-07-28 tools/call', () => {
     });
     expect(await modernError(server, 'tools/call', { name: 'rpc' })).toMatchObject({ code: -32602 });
     expect(await modernError(server, 'tools/call', { name: 'missing' })).toMatchObject({ code: -32602 });
-    expect(await modernError(server, 'tools/call', { name: 'boom', arguments: [1] })).toMatchObject({ code: -32602 });
+    expect(await modernError(server, 'tools/call', { name: 'boom', arguments: [1] })).toMatchObject({
+      code: -32602,
+    });
   });
 
   it('sends progress only with a progress token, and logs only at or above the request logLevel', async () => {
@@ -204,12 +242,29 @@ describe('2026-07-28 tools/call', () => {
     });
     const quiet = await stateless(server, 'tools/call', { name: 'work' });
     expect(quiet.notifications).toEqual([]);
-    const loud = await stateless(server, 'tools/call', { name: 'work' }, {
-      meta: { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'warning' },
+    const loud = await stateless(
+      server,
+      'tools/call',
+      { name: 'work' },
+      {
+        meta: { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'warning' },
+      },
+    );
+    expect(loud.notifications.map((n) => n.method)).toEqual([
+      'notifications/progress',
+      'notifications/message',
+    ]);
+    expect(loud.notifications[0]?.params).toEqual({
+      progressToken: 'tok',
+      progress: 1,
+      total: 2,
+      message: 'half',
     });
-    expect(loud.notifications.map((n) => n.method)).toEqual(['notifications/progress', 'notifications/message']);
-    expect(loud.notifications[0]?.params).toEqual({ progressToken: 'tok', progress: 1, total: 2, message: 'half' });
-    expect(loud.notifications[1]?.params).toEqual({ level: 'error', logger: 'worker', data: { failed: 'part' } });
+    expect(loud.notifications[1]?.params).toEqual({
+      level: 'error',
+      logger: 'worker',
+      data: { failed: 'part' },
+    });
   });
 
   it('aborts the handler when the request is cancelled', async () => {
@@ -239,7 +294,10 @@ describe('2026-07-28 completion', () => {
     const server = new McpServer({ name: 's', version: '1' });
     server.registerPrompt(
       'p',
-      { arguments: [{ name: 'city' }], complete: { city: (value) => ['paris', 'prague', 'rome'].filter((c) => c.startsWith(value)) } },
+      {
+        arguments: [{ name: 'city' }],
+        complete: { city: (value) => ['paris', 'prague', 'rome'].filter((c) => c.startsWith(value)) },
+      },
       () => ({ messages: [] }),
     );
     server.registerResourceTemplate(

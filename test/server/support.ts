@@ -51,9 +51,20 @@ const SERVER_REQUEST_DEF: Record<string, string> = {
   'roots/list': 'ListRootsRequest',
 };
 
+/** The envelope definition: revisions before 2025-11-25 call responses JSONRPCResponse / JSONRPCError. */
+function envelopeDef(revision: string, message: JSONRPCMessage): string {
+  const name = messageDefName(message as unknown as Record<string, unknown>);
+  if (revision >= '2025-11-25') return name;
+  return name === 'JSONRPCResultResponse'
+    ? 'JSONRPCResponse'
+    : name === 'JSONRPCErrorResponse'
+      ? 'JSONRPCError'
+      : name;
+}
+
 /** Validates one server-emitted message; `method` is the request it answers, when it is a response. */
 export function validateEmitted(revision: string, message: JSONRPCMessage, method?: string): void {
-  expectValid(revision, messageDefName(message as unknown as Record<string, unknown>), message);
+  expectValid(revision, envelopeDef(revision, message), message);
   if ('method' in message) {
     const def = 'id' in message ? SERVER_REQUEST_DEF[message.method] : NOTIFICATION_DEF[message.method];
     if (def) expectValid(revision, def, message);
@@ -143,6 +154,8 @@ export interface LegacyClient {
   revision: string;
   initializeResult: Record<string, unknown>;
   notifications: JSONRPCNotification[];
+  /** Server messages that failed the revision's schema (tests assert it stays empty). */
+  schemaErrors: string[];
   close(): Promise<void>;
 }
 
@@ -164,9 +177,20 @@ export async function legacyClient(
   const pendingMethods = new Map<unknown, string>();
   // Every server-to-client message is checked against the negotiated revision's schema.
   const send = serverSide.send.bind(serverSide);
+  const schemaErrors: string[] = [];
   serverSide.send = async (message: JSONRPCMessage) => {
     const method = 'id' in message && !('method' in message) ? pendingMethods.get(message.id) : undefined;
-    validateEmitted(revision, message, method);
+    const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
+    // The initialize response is checked against the revision it negotiates.
+    const against =
+      method === 'initialize' && typeof result?.protocolVersion === 'string'
+        ? result.protocolVersion
+        : revision;
+    try {
+      validateEmitted(against, message, method);
+    } catch (error) {
+      schemaErrors.push((error as Error).message);
+    }
     return send(message);
   };
   const clientSend = clientSide.send.bind(clientSide);
@@ -201,6 +225,7 @@ export async function legacyClient(
     revision,
     initializeResult,
     notifications,
+    schemaErrors,
     close: () => connection.close(),
   };
 }

@@ -31,7 +31,7 @@ export interface HttpExchange {
   readBody(maxBytes: number): Promise<BodyResult>;
   /** Facts for handlers: headers (built lazily), the auth info a middleware attached, the session. */
   extra(sessionId?: string): MessageExtra;
-  /** Sends a complete response. `body` is JSON text when `contentType` is not given. */
+  /** Sends a complete response; `body`, when given, is JSON text. */
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void;
   /** Starts an event-stream response. */
   openSse(headers: Record<string, string> | undefined): SseSink;

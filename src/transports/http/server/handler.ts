@@ -98,7 +98,7 @@ export class McpHttpHandler {
     const body = await readJsonBody(exchange, this.#context.options);
     if (!body) return;
     const sessionId = exchange.header(Header.SessionId);
-    if (Array.isArray(body.value)) return this.#batch(exchange, body.value, sessionId, accepts);
+    if (Array.isArray(body.value)) return this.#batch(exchange, body.value, sessionId);
     const classified = classify(body.value);
     switch (classified.kind) {
       case 'invalid':
@@ -148,7 +148,7 @@ export class McpHttpHandler {
   }
 
   /** JSON-RPC batches: only inside a 2025-03-26 session, the one revision that had them. */
-  #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined, _accepts: Accepts) {
+  #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined) {
     const entry = sessionId === undefined ? undefined : this.#sessionEntry(sessionId);
     if (!entry || !allowsBatches(entry.transport.protocolVersion ?? '')) {
       if (sessionId !== undefined && !entry)

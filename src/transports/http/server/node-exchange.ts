@@ -32,6 +32,26 @@ function flatHeaders(
   return flat;
 }
 
+/** MessageExtra whose web Headers are built only when a handler reads them (a prototype getter: cheap to create). */
+class NodeMessageExtra {
+  readonly authInfo: unknown;
+  readonly sessionId: string | undefined;
+  readonly #req: IncomingMessage;
+  #headers: Headers | undefined;
+
+  constructor(req: IncomingMessage, sessionId: string | undefined) {
+    this.#req = req;
+    this.sessionId = sessionId;
+    // Set by an auth middleware in front of the handler (the convention of node frameworks).
+    this.authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
+  }
+
+  get headers(): Headers {
+    this.#headers ??= toWebHeaders(this.#req.headers);
+    return this.#headers;
+  }
+}
+
 class NodeSseSink implements SseSink {
   onclose?: () => void;
   #closed = false;
@@ -147,17 +167,7 @@ export class NodeExchange implements HttpExchange {
   }
 
   extra(sessionId?: string): MessageExtra {
-    const req = this.#req;
-    let headers: Headers | undefined;
-    const authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
-    return {
-      get headers() {
-        headers ??= toWebHeaders(req.headers);
-        return headers;
-      },
-      authInfo,
-      sessionId,
-    };
+    return new NodeMessageExtra(this.#req, sessionId) as unknown as MessageExtra;
   }
 
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void {

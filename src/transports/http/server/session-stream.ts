@@ -112,8 +112,9 @@ export class SessionStream {
 
   /** A fresh GET for the standalone stream: delivers what was queued while nobody listened, then streams. */
   open(exchange: HttpExchange): void {
+    const delivered = this.#deliveredSeq;
     this.#attach(exchange, true);
-    for (const event of this.#events) if (event.seq > this.#deliveredSeq) this.#sink?.write(event.text);
+    for (const event of this.#events) if (event.seq > delivered) this.#sink?.write(event.text);
     this.#deliveredSeq = this.#seq;
   }
 

@@ -34,9 +34,11 @@ class StatelessReply {
   finish(response: JSONRPCResponse): void {
     if (this.#finished) return;
     this.#finished = true;
-    if (this.#keepAlive) clearInterval(this.#keepAlive);
     const json = JSON.stringify(response);
-    if (this.#sink) {
+    if (this.#sink || !this.accepts.json) {
+      // A client that reads only SSE gets even a lone response as a one-event stream.
+      this.#sink ??= this.exchange.openSse(undefined);
+      if (this.#keepAlive) clearInterval(this.#keepAlive);
       this.#sink.write(sseMessage(json));
       this.#sink.end();
     } else {
