@@ -63,14 +63,19 @@ function parseExpression(body: string): Expression {
         }
       }
     }
-    if (!VARNAME.test(name)) throw new SyntaxError(`invalid variable name ${JSON.stringify(name)} in {${body}}`);
+    if (!VARNAME.test(name))
+      throw new SyntaxError(`invalid variable name ${JSON.stringify(name)} in {${body}}`);
     return { name, explode, prefix };
   });
   return { operator, vars };
 }
 
 function encode(value: string, allowReserved: boolean): string {
-  if (!allowReserved) return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  if (!allowReserved)
+    return encodeURIComponent(value).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
   // Reserved expansion keeps reserved characters and existing pct-encodings, encodes the rest.
   return value.replace(/%[0-9A-Fa-f]{2}|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]+/g, (match) =>
     match.startsWith('%') && match.length === 3 ? match : encodeURI(match),
@@ -127,7 +132,8 @@ export class UriTemplate {
 
   expand(variables: UriVariables): string {
     let out = '';
-    for (const part of this.#parts) out += typeof part === 'string' ? part : expandExpression(part, variables);
+    for (const part of this.#parts)
+      out += typeof part === 'string' ? part : expandExpression(part, variables);
     return out;
   }
 
@@ -195,7 +201,8 @@ function readExpression(expression: Expression, captured: string, into: UriVaria
   if (only && !only.explode) {
     // Simple expansion encodes ',' inside a value, so a raw ',' separates list items; reserved expansion keeps
     // ',' as data. '.' and '/' expand one segment per variable.
-    if ((expression.operator === '.' || expression.operator === '/') && body.includes(rules.separator)) return false;
+    if ((expression.operator === '.' || expression.operator === '/') && body.includes(rules.separator))
+      return false;
     const values = expression.operator === '' ? body.split(',') : [body];
     return assign(into, only.name, values, values.length > 1);
   }
@@ -236,7 +243,8 @@ function readNamed(expression: Expression, body: string, separator: string, into
     const values = (spec?.explode ? [raw] : raw.split(',')).map(decode);
     if (values.some((v) => v === undefined)) return false;
     const previous = into[name];
-    if (previous !== undefined) into[name] = [...(Array.isArray(previous) ? previous : [previous]), ...(values as string[])];
+    if (previous !== undefined)
+      into[name] = [...(Array.isArray(previous) ? previous : [previous]), ...(values as string[])];
     else into[name] = values.length > 1 ? (values as string[]) : (values[0] as string);
   }
   return true;
@@ -266,7 +274,11 @@ function expandVariable(spec: VarSpec, value: string | string[], rules: Operator
   return value
     .map((v) => {
       const encoded = encode(v, rules.allowReserved);
-      return rules.named ? (encoded === '' ? `${spec.name}${rules.ifEmpty}` : `${spec.name}=${encoded}`) : encoded;
+      return rules.named
+        ? encoded === ''
+          ? `${spec.name}${rules.ifEmpty}`
+          : `${spec.name}=${encoded}`
+        : encoded;
     })
     .join(rules.separator);
 }

@@ -8,7 +8,13 @@ import { McpErrorCode, resourceNotFound } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { compareVersions, eraOf } from '../mcp/revisions.js';
 import { RpcError as WireError } from '../jsonrpc/errors.js';
-import type { CacheScope, ContentBlock, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
+import type {
+  CacheScope,
+  ContentBlock,
+  Implementation,
+  JSONObject,
+  ServerCapabilities,
+} from '../mcp/types.js';
 
 export interface Cache {
   readonly ttlMs: number;
@@ -19,11 +25,22 @@ type Kind = 'tool' | 'resource' | 'resourceTemplate' | 'prompt' | 'implementatio
 
 /** The revision that introduced each optional field, by kind (checked against /work/shared/spec schemas). */
 const INTRODUCED: Record<Kind, Record<string, string>> = {
-  tool: { annotations: '2025-03-26', title: '2025-06-18', outputSchema: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' },
+  tool: {
+    annotations: '2025-03-26',
+    title: '2025-06-18',
+    outputSchema: '2025-06-18',
+    _meta: '2025-06-18',
+    icons: '2025-11-25',
+  },
   resource: { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' },
   resourceTemplate: { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' },
   prompt: { title: '2025-06-18', _meta: '2025-06-18', icons: '2025-11-25' },
-  implementation: { title: '2025-06-18', description: '2025-11-25', icons: '2025-11-25', websiteUrl: '2025-11-25' },
+  implementation: {
+    title: '2025-06-18',
+    description: '2025-11-25',
+    icons: '2025-11-25',
+    websiteUrl: '2025-11-25',
+  },
 };
 
 export class RevisionCodec {
@@ -41,7 +58,10 @@ export class RevisionCodec {
         .filter(([, since]) => compareVersions(revision, since) < 0)
         .map(([field]) => field);
     }
-    this.#serverInfo = this.shape('implementation', serverInfo as unknown as JSONObject) as unknown as Implementation;
+    this.#serverInfo = this.shape(
+      'implementation',
+      serverInfo as unknown as JSONObject,
+    ) as unknown as Implementation;
   }
 
   get serverInfo(): Implementation {
@@ -54,7 +74,11 @@ export class RevisionCodec {
     if (!dropped.some((field) => field in item)) return item;
     const copy = { ...item };
     for (const field of dropped) delete copy[field];
-    if (kind === 'prompt' && Array.isArray(copy.arguments) && compareVersions(this.revision, '2025-06-18') < 0) {
+    if (
+      kind === 'prompt' &&
+      Array.isArray(copy.arguments) &&
+      compareVersions(this.revision, '2025-06-18') < 0
+    ) {
       copy.arguments = (copy.arguments as JSONObject[]).map(({ title: _title, ...rest }) => rest);
     }
     return copy;
@@ -67,7 +91,8 @@ export class RevisionCodec {
     return blocks.map((block): ContentBlock => {
       const { _meta: _dropped, ...rest } = block as ContentBlock & { _meta?: unknown };
       if (block.type === 'resource_link') return { type: 'text', text: `Resource: ${block.uri}` };
-      if (block.type === 'audio' && !hasAudio) return { type: 'text', text: `[audio content (${block.mimeType}) omitted]` };
+      if (block.type === 'audio' && !hasAudio)
+        return { type: 'text', text: `[audio content (${block.mimeType}) omitted]` };
       return rest as ContentBlock;
     });
   }
@@ -105,6 +130,9 @@ export class RevisionCodec {
 }
 
 /** One codec per revision, built once per server. */
-export function buildCodecs(revisions: readonly string[], serverInfo: Implementation): Map<string, RevisionCodec> {
+export function buildCodecs(
+  revisions: readonly string[],
+  serverInfo: Implementation,
+): Map<string, RevisionCodec> {
   return new Map(revisions.map((revision) => [revision, new RevisionCodec(revision, serverInfo)]));
 }

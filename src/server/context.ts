@@ -44,7 +44,9 @@ const SHORT_NAMES: Record<InputRequest['method'], string> = {
 
 export function progressTokenOf(meta: JSONObject | undefined): ProgressToken | undefined {
   const token = meta?.progressToken;
-  return typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token)) ? token : undefined;
+  return typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token))
+    ? token
+    : undefined;
 }
 
 export function createHandlerContext(scope: RequestScope): HandlerContext {
@@ -53,7 +55,10 @@ export function createHandlerContext(scope: RequestScope): HandlerContext {
   // 2025-03-26 added `message` to progress notifications.
   const progressHasMessage = compareVersions(scope.protocolVersion, '2025-03-26') >= 0;
 
-  const ask = async <T extends InputResponse>(request: InputRequest, options: InputOptions | undefined): Promise<T> => {
+  const ask = async <T extends InputResponse>(
+    request: InputRequest,
+    options: InputOptions | undefined,
+  ): Promise<T> => {
     const short = SHORT_NAMES[request.method];
     ordinals[short] = (ordinals[short] ?? 0) + 1;
     const key = options?.key ?? `${short}-${ordinals[short]}`;
@@ -62,7 +67,9 @@ export function createHandlerContext(scope: RequestScope): HandlerContext {
   };
 
   return {
-    signal: scope.signal,
+    get signal() {
+      return scope.signal;
+    },
     era: scope.era,
     protocolVersion: scope.protocolVersion,
     requestId: scope.requestId,
@@ -87,9 +94,12 @@ export function createHandlerContext(scope: RequestScope): HandlerContext {
       await scope.notify(Notification.Message, params).catch(() => {});
     },
     elicit: (params, options) => ask<ElicitResult>({ method: 'elicitation/create', params }, options),
-    sample: (params, options) => ask<CreateMessageResult>({ method: 'sampling/createMessage', params }, options),
+    sample: (params, options) =>
+      ask<CreateMessageResult>({ method: 'sampling/createMessage', params }, options),
     listRoots: (options) => ask<ListRootsResult>({ method: 'roots/list', params: {} }, options),
     requestInput: (requests) =>
-      scope.input.request(requests, scope.signal) as Promise<Record<keyof typeof requests & string, InputResponse>>,
+      scope.input.request(requests, scope.signal) as Promise<
+        Record<keyof typeof requests & string, InputResponse>
+      >,
   };
 }

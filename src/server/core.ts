@@ -23,7 +23,6 @@ export interface ToolDefinition {
   readonly config: ToolConfig;
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: handlers are typed by the caller's schema at registration.
   readonly handler: ToolHandler<any>;
 }
 
@@ -71,7 +70,8 @@ export function combineCache(defaults: Cache, hints: Iterable<CacheHints>): Cach
   let cacheScope: CacheScope = defaults.cacheScope;
   for (const hint of hints) {
     if (hint.ttlMs !== undefined) ttlMs = ttlMs === undefined ? hint.ttlMs : Math.min(ttlMs, hint.ttlMs);
-    if (hint.cacheScope !== undefined) cacheScope = cacheScope === 'private' || hint.cacheScope === 'private' ? 'private' : 'public';
+    if (hint.cacheScope !== undefined)
+      cacheScope = cacheScope === 'private' || hint.cacheScope === 'private' ? 'private' : 'public';
   }
   return { ttlMs: Math.max(0, Math.floor(ttlMs ?? defaults.ttlMs)), cacheScope };
 }

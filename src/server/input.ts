@@ -5,7 +5,6 @@
  *   `requestState`) are returned at once; anything missing throws `InputRequiredSignal`, which the dispatcher turns
  *   into an `InputRequiredResult`. The retry re-runs the handler from the top with the answers available.
  */
-import { RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/connection.js';
 import { missingRequiredClientCapability } from '../mcp/errors.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../mcp/types.js';
@@ -29,13 +28,18 @@ export class InputRequiredSignal extends Error {
 }
 
 /** The capability an input request needs, or undefined when the client declared it. */
-export function missingCapabilityFor(request: InputRequest, capabilities: ClientCapabilities): ClientCapabilities | undefined {
+export function missingCapabilityFor(
+  request: InputRequest,
+  capabilities: ClientCapabilities,
+): ClientCapabilities | undefined {
   switch (request.method) {
     case 'elicitation/create': {
       const elicitation = capabilities.elicitation;
       if (request.params.mode === 'url') return elicitation?.url ? undefined : { elicitation: { url: {} } };
       // An empty `elicitation: {}` declares form mode (2025-11-25 client/elicitation).
-      return elicitation && (elicitation.form || !elicitation.url) ? undefined : { elicitation: { form: {} } };
+      return elicitation && (elicitation.form || !elicitation.url)
+        ? undefined
+        : { elicitation: { form: {} } };
     }
     case 'sampling/createMessage':
       return capabilities.sampling ? undefined : { sampling: {} };
@@ -64,7 +68,10 @@ export function isValidInputResponse(method: InputRequest['method'], value: unkn
         (isObject(value.content) || Array.isArray(value.content))
       );
     case 'roots/list':
-      return Array.isArray(value.roots) && value.roots.every((root) => isObject(root) && typeof root.uri === 'string');
+      return (
+        Array.isArray(value.roots) &&
+        value.roots.every((root) => isObject(root) && typeof root.uri === 'string')
+      );
   }
 }
 
@@ -78,7 +85,10 @@ export function sessionInputBackend(
       const entries = Object.entries(requests);
       for (const [, request] of entries) {
         const missing = missingCapabilityFor(request, capabilities());
-        if (missing) throw new Error(`the client does not support ${request.method} (capability ${Object.keys(missing)[0]})`);
+        if (missing)
+          throw new Error(
+            `the client does not support ${request.method} (capability ${Object.keys(missing)[0]})`,
+          );
       }
       const answers = await Promise.all(
         entries.map(([, request]) => context.request(request.method, request.params ?? {}, { signal })),
@@ -92,21 +102,36 @@ export function sessionInputBackend(
   };
 }
 
-/** 2026-07-28: answers come from the request itself; missing ones end this run with an InputRequiredSignal. */
+/**
+ * 2026-07-28: answers come from the request itself; missing ones end this run with an InputRequiredSignal.
+ * Everything asked during the run is remembered, so concurrent asks (`Promise.all`) land in one round, and a
+ * handler that swallows the signal still yields input_required.
+ */
 export class MrtrInputBackend implements InputBackend {
   readonly #available: Record<string, unknown>;
   readonly #capabilities: ClientCapabilities;
   readonly #consumed: Record<string, InputResponse> = {};
+  readonly #missing: InputRequests = {};
 
   constructor(available: Record<string, unknown>, capabilities: ClientCapabilities) {
     this.#available = available;
     this.#capabilities = capabilities;
   }
 
+  /** The input still needed when the run ended, or undefined when nothing is missing. */
+  get missing(): InputRequests | undefined {
+    return Object.keys(this.#missing).length > 0 ? { ...this.#missing } : undefined;
+  }
+
+  /** Answers the run used: carried forward in the next requestState. */
+  get consumed(): Record<string, InputResponse> {
+    return { ...this.#consumed };
+  }
+
   async request(requests: InputRequests): Promise<Record<string, InputResponse>> {
-    const missing: InputRequests = {};
     const result: Record<string, InputResponse> = {};
     let required: ClientCapabilities | undefined;
+    let complete = true;
     for (const [key, request] of Object.entries(requests)) {
       const needed = missingCapabilityFor(request, this.#capabilities);
       if (needed) required = { ...required, ...needed };
@@ -115,19 +140,13 @@ export class MrtrInputBackend implements InputBackend {
         result[key] = answer;
         this.#consumed[key] = answer;
       } else {
-        missing[key] = request;
+        this.#missing[key] = request;
+        complete = false;
       }
     }
     // 2026-07-28: a request that needs an undeclared capability fails with -32021 (and nothing is asked).
     if (required) throw missingRequiredClientCapability(required);
-    if (Object.keys(missing).length > 0) throw new InputRequiredSignal(missing, { ...this.#consumed });
+    if (!complete) throw new InputRequiredSignal(this.missing ?? {}, this.consumed);
     return result;
   }
 }
-
-/** For requests that may not return input_required: asking for input there is a server bug, reported as such. */
-export const noInputBackend: InputBackend = {
-  request() {
-    return Promise.reject(new RpcError(-32603, 'this request cannot ask the client for input'));
-  },
-};

@@ -5,7 +5,13 @@
  */
 import { RpcError } from '../jsonrpc/errors.js';
 import { McpErrorCode, invalidParams, missingRequiredClientCapability } from '../mcp/errors.js';
-import type { CallToolResult, ClientCapabilities, ContentBlock, GetPromptResult, JSONObject } from '../mcp/types.js';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  GetPromptResult,
+  JSONObject,
+} from '../mcp/types.js';
 import type { Cache, RevisionCodec } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
 import { type ServerCore, combineCache, completerFor } from './core.js';
@@ -14,6 +20,11 @@ import { type Collection, type Page, decodeCursor, encodeCursor } from './regist
 import type { CacheHints } from './types.js';
 
 const MAX_COMPLETION_VALUES = 100;
+
+/** Names echoed in errors are clipped: a hostile request must not get its megabytes reflected back. */
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
 
 function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -47,7 +58,10 @@ function listResult<C>(
   if (!cache) {
     const start = index * core.pageSize;
     const definitions = collection.enabled().slice(start, start + page.items.length);
-    cache = combineCache(core.defaultCache, definitions.map((entry) => hintsOf(entry.config)));
+    cache = combineCache(
+      core.defaultCache,
+      definitions.map((entry) => hintsOf(entry.config)),
+    );
     pageCaches.set(page, cache);
   }
   const result: JSONObject = { [field]: page.items };
@@ -55,11 +69,19 @@ function listResult<C>(
   return codec.finish(result, cache);
 }
 
-export function listTools(core: ServerCore, codec: RevisionCodec, params: JSONObject | undefined): JSONObject {
+export function listTools(
+  core: ServerCore,
+  codec: RevisionCodec,
+  params: JSONObject | undefined,
+): JSONObject {
   return listResult(core, codec, core.tools, 'tools', 'tool', params, (tool) => tool.config);
 }
 
-export function listPrompts(core: ServerCore, codec: RevisionCodec, params: JSONObject | undefined): JSONObject {
+export function listPrompts(
+  core: ServerCore,
+  codec: RevisionCodec,
+  params: JSONObject | undefined,
+): JSONObject {
   return listResult(core, codec, core.prompts, 'prompts', 'prompt', params, (prompt) => prompt.config);
 }
 
@@ -68,7 +90,15 @@ export function listResourceTemplates(
   codec: RevisionCodec,
   params: JSONObject | undefined,
 ): JSONObject {
-  return listResult(core, codec, core.templates, 'resourceTemplates', 'resourceTemplate', params, (t) => t.config);
+  return listResult(
+    core,
+    codec,
+    core.templates,
+    'resourceTemplates',
+    'resourceTemplate',
+    params,
+    (t) => t.config,
+  );
 }
 
 export async function listResources(
@@ -99,7 +129,10 @@ export async function listResources(
 }
 
 /** The part of `required` the client did not declare (one level of sub-capabilities deep), or undefined. */
-function missingCapabilities(required: ClientCapabilities, declared: ClientCapabilities): ClientCapabilities | undefined {
+function missingCapabilities(
+  required: ClientCapabilities,
+  declared: ClientCapabilities,
+): ClientCapabilities | undefined {
   const missing: ClientCapabilities = {};
   for (const [key, value] of Object.entries(required)) {
     const have = declared[key];
@@ -108,7 +141,8 @@ function missingCapabilities(required: ClientCapabilities, declared: ClientCapab
       continue;
     }
     const lacking = isObject(value) ? Object.keys(value).filter((sub) => !isObject(have[sub])) : [];
-    if (lacking.length > 0) missing[key] = Object.fromEntries(lacking.map((sub) => [sub, (value as JSONObject)[sub]]));
+    if (lacking.length > 0)
+      missing[key] = Object.fromEntries(lacking.map((sub) => [sub, (value as JSONObject)[sub]]));
   }
   return Object.keys(missing).length > 0 ? missing : undefined;
 }
@@ -118,7 +152,8 @@ function toolError(text: string): CallToolResult {
 }
 
 function checkToolResult(value: unknown): CallToolResult {
-  if (!isObject(value)) throw new RpcError(McpErrorCode.InternalError, 'tool handler returned no result object');
+  if (!isObject(value))
+    throw new RpcError(McpErrorCode.InternalError, 'tool handler returned no result object');
   const result = value as CallToolResult;
   if (Array.isArray(result.content)) return result;
   if (result.structuredContent !== undefined) {
@@ -143,20 +178,23 @@ export async function callTool(
   const name = params?.name;
   if (typeof name !== 'string') throw invalidParams('tools/call requires a tool name');
   const entry = core.tools.get(name);
-  if (!entry) throw invalidParams(`Unknown tool: ${name}`, { name });
+  if (!entry) throw invalidParams(`Unknown tool: ${clip(name)}`, { name: clip(name) });
   const tool = entry.config;
   const required = tool.config.requiredClientCapabilities;
   const missing = required ? missingCapabilities(required, scope.clientCapabilities) : undefined;
   if (missing) {
     // 2026-07-28: -32021 and no side effect; a handshake session gets a tool error the model can read.
     if (scope.era === 'stateless') throw missingRequiredClientCapability(missing);
-    return codec.finish(toolError(`Tool ${name} needs client capabilities: ${Object.keys(missing).join(', ')}`) as JSONObject);
+    return codec.finish(
+      toolError(`Tool ${name} needs client capabilities: ${Object.keys(missing).join(', ')}`) as JSONObject,
+    );
   }
   const args = params?.arguments ?? {};
   if (!isObject(args)) throw invalidParams('tools/call arguments must be an object');
   const checked = await tool.input.validate(args);
   // server/tools: input validation errors are tool execution errors the model can correct.
-  if (!checked.ok) return codec.finish(toolError(`Invalid arguments for tool ${name}: ${checked.message}`) as JSONObject);
+  if (!checked.ok)
+    return codec.finish(toolError(`Invalid arguments for tool ${name}: ${checked.message}`) as JSONObject);
   let result: CallToolResult;
   try {
     result = checkToolResult(await tool.handler(checked.value, createHandlerContext(scope)));
@@ -171,7 +209,11 @@ export async function callTool(
         ? ({ ok: false, message: 'structuredContent is missing' } as const)
         : await tool.output.validate(result.structuredContent);
     if (!outcome.ok) {
-      return codec.finish(toolError(`Tool ${name} returned output that does not match its outputSchema: ${outcome.message}`) as JSONObject);
+      return codec.finish(
+        toolError(
+          `Tool ${name} returned output that does not match its outputSchema: ${outcome.message}`,
+        ) as JSONObject,
+      );
     }
   }
   return codec.finish(shapeToolResult(codec, result));
@@ -223,7 +265,7 @@ export async function getPrompt(
   const name = params?.name;
   if (typeof name !== 'string') throw invalidParams('prompts/get requires a prompt name');
   const entry = core.prompts.get(name);
-  if (!entry) throw invalidParams(`Unknown prompt: ${name}`, { name });
+  if (!entry) throw invalidParams(`Unknown prompt: ${clip(name)}`, { name: clip(name) });
   const args = params?.arguments ?? {};
   if (!isObject(args) || !Object.values(args).every((value) => typeof value === 'string')) {
     throw invalidParams('prompts/get arguments must be an object of strings');
@@ -233,7 +275,10 @@ export async function getPrompt(
       throw invalidParams(`Missing required argument ${argument.name} for prompt ${name}`);
     }
   }
-  const result: GetPromptResult = await entry.config.handler(args as Record<string, string>, createHandlerContext(scope));
+  const result: GetPromptResult = await entry.config.handler(
+    args as Record<string, string>,
+    createHandlerContext(scope),
+  );
   if (!isObject(result) || !Array.isArray(result.messages)) {
     throw new RpcError(McpErrorCode.InternalError, 'prompt handler returned no messages');
   }
@@ -244,28 +289,41 @@ export async function getPrompt(
   return codec.finish({ ...result, messages });
 }
 
-export async function complete(core: ServerCore, codec: RevisionCodec, params: JSONObject | undefined): Promise<JSONObject> {
+export async function complete(
+  core: ServerCore,
+  codec: RevisionCodec,
+  params: JSONObject | undefined,
+): Promise<JSONObject> {
   const ref = params?.ref;
   const argument = params?.argument;
-  if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+  if (
+    !isObject(ref) ||
+    !isObject(argument) ||
+    typeof argument.name !== 'string' ||
+    typeof argument.value !== 'string'
+  ) {
     throw invalidParams('completion/complete requires ref and argument {name, value}');
   }
-  const context = isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
+  const context =
+    isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
   let completers: Parameters<typeof completerFor>[0];
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = core.prompts.get(ref.name);
-    if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${clip(ref.name)}`);
     completers = prompt.config.config.complete;
   } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
     const template = core.templates.enabled().find((entry) => entry.config.template.template === ref.uri);
     // A static resource has nothing to complete; an unknown URI is an error.
-    if (!template && !core.resources.get(ref.uri)) throw invalidParams(`Unknown resource template: ${ref.uri}`);
+    if (!template && !core.resources.get(ref.uri))
+      throw invalidParams(`Unknown resource template: ${ref.uri}`);
     completers = template?.config.config.complete;
   } else {
     throw invalidParams('completion/complete ref must be ref/prompt or ref/resource');
   }
   const completer = completerFor(completers, argument.name);
-  const all = completer ? await completer(argument.value, { arguments: context as Record<string, string> }) : [];
+  const all = completer
+    ? await completer(argument.value, { arguments: context as Record<string, string> })
+    : [];
   const values = all.slice(0, MAX_COMPLETION_VALUES);
   return codec.finish({ completion: { values, total: all.length, hasMore: all.length > values.length } });
 }

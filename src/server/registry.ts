@@ -89,7 +89,10 @@ export class Collection<Config> {
     const pages: Page[] = [];
     for (let offset = 0; offset < items.length || offset === 0; offset += pageSize) {
       const end = offset + pageSize;
-      pages.push({ items: items.slice(offset, end), nextCursor: end < items.length ? encodeCursor(end) : undefined });
+      pages.push({
+        items: items.slice(offset, end),
+        nextCursor: end < items.length ? encodeCursor(end) : undefined,
+      });
       if (items.length === 0) break;
     }
     this.#pages.set(revision, pages);

@@ -59,7 +59,8 @@ export class RequestStateSealer {
   open(token: string, binding: RequestStateBinding, now = Date.now()): RequestStatePayload | undefined {
     if (token.length > this.#maxBytes) return undefined;
     const [version, body, mac, rest] = token.split('.');
-    if (version !== VERSION || body === undefined || mac === undefined || rest !== undefined) return undefined;
+    if (version !== VERSION || body === undefined || mac === undefined || rest !== undefined)
+      return undefined;
     const given = Buffer.from(mac, 'base64url');
     const expected = this.#mac(body, binding);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
@@ -80,7 +81,14 @@ export class RequestStateSealer {
   #mac(body: string, binding: RequestStateBinding): Buffer {
     const hmac = createHmac('sha256', this.#key);
     // Length-prefixed fields: no two different bindings serialise to the same MAC input.
-    for (const field of [VERSION, body, binding.method, binding.name, binding.principal ?? '', digest(binding.arguments)]) {
+    for (const field of [
+      VERSION,
+      body,
+      binding.method,
+      binding.name,
+      binding.principal ?? '',
+      digest(binding.arguments),
+    ]) {
       hmac.update(`${Buffer.byteLength(field)}:`);
       hmac.update(field);
     }
@@ -106,6 +114,8 @@ function canonicalJson(value: unknown, depth: number): string {
 export function principalOf(authInfo: unknown): string | undefined {
   if (typeof authInfo !== 'object' || authInfo === null) return undefined;
   const info = authInfo as Record<string, unknown>;
-  const parts = ['subject', 'sub', 'clientId', 'client_id'].map((key) => info[key]).filter((v) => typeof v === 'string');
+  const parts = ['subject', 'sub', 'clientId', 'client_id']
+    .map((key) => info[key])
+    .filter((v) => typeof v === 'string');
   return parts.length === 0 ? undefined : parts.join('\u0000');
 }

@@ -24,7 +24,12 @@ const MAX_SCHEMA_NODES = 20_000;
 const MAX_REPORTED_ERRORS = 5;
 
 type Dialect = '2020-12' | '2019-09' | 'draft-07';
-type AnyAjv = { compile(schema: object): ValidateFunction };
+type AnyAjv = {
+  compile(schema: object): ValidateFunction;
+  validateSchema(schema: object): boolean | Promise<unknown>;
+  errorsText(errors?: unknown): string;
+  errors?: unknown;
+};
 
 const instances = new Map<Dialect, AnyAjv>();
 
@@ -33,8 +38,19 @@ function ajvFor(dialect: Dialect): AnyAjv {
   if (ajv) return ajv;
   // addUsedSchema: false — a schema's `$id` never registers it globally, so two tools may share an `$id` and one
   // tool's schema can never be `$ref`-ed from another's.
-  const options = { strict: false, allErrors: false, validateFormats: false, addUsedSchema: false, logger: false } as const;
-  ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv07(options);
+  const options = {
+    strict: false,
+    allErrors: false,
+    validateFormats: false,
+    addUsedSchema: false,
+    logger: false,
+  } as const;
+  ajv =
+    dialect === '2020-12'
+      ? new Ajv2020(options)
+      : dialect === '2019-09'
+        ? new Ajv2019(options)
+        : new Ajv07(options);
   instances.set(dialect, ajv);
   return ajv;
 }
@@ -46,13 +62,19 @@ function dialectOf(schema: JSONObject): Dialect {
   if (declared.includes('2020-12')) return '2020-12';
   if (declared.includes('2019-09')) return '2019-09';
   if (/draft-0[67]/.test(declared)) return 'draft-07';
-  throw new TypeError(`unsupported JSON Schema dialect ${JSON.stringify(declared)} (use 2020-12, 2019-09 or draft-07)`);
+  throw new TypeError(
+    `unsupported JSON Schema dialect ${JSON.stringify(declared)} (use 2020-12, 2019-09 or draft-07)`,
+  );
 }
 
 export function isStandardSchema(value: unknown): value is StandardSchema {
   if (typeof value !== 'object' && typeof value !== 'function') return false;
   const standard = (value as { '~standard'?: unknown } | null)?.['~standard'];
-  return typeof standard === 'object' && standard !== null && typeof (standard as { validate?: unknown }).validate === 'function';
+  return (
+    typeof standard === 'object' &&
+    standard !== null &&
+    typeof (standard as { validate?: unknown }).validate === 'function'
+  );
 }
 
 /** Refuses schemas nested beyond MAX_SCHEMA_DEPTH or larger than MAX_SCHEMA_NODES, iteratively. */
@@ -74,24 +96,43 @@ function describeErrors(validate: ValidateFunction): string {
     .slice(0, MAX_REPORTED_ERRORS)
     .map((error) => {
       const where = error.instancePath === '' ? '(root)' : error.instancePath;
-      const extra = error.keyword === 'additionalProperties' ? ` '${String(error.params.additionalProperty)}'` : '';
+      const extra =
+        error.keyword === 'additionalProperties' ? ` '${String(error.params.additionalProperty)}'` : '';
       return `${where} ${error.message ?? 'is invalid'}${extra}`;
     })
     .join('; ');
 }
 
+/** Compiled validators shared by identical schemas (many generated tools share one), per dialect. */
+const compiledByText = new Map<string, ValidateFunction>();
+const MAX_SHARED_VALIDATORS = 2000;
+
+function compileShared(dialect: Dialect, schema: JSONObject): ValidateFunction {
+  const key = `${dialect}\u0000${JSON.stringify(schema)}`;
+  const cached = compiledByText.get(key);
+  if (cached) return cached;
+  const validate = ajvFor(dialect).compile(schema);
+  if (compiledByText.size < MAX_SHARED_VALIDATORS) compiledByText.set(key, validate);
+  return validate;
+}
+
+/**
+ * Checks a JSON Schema at registration (meta-schema, nesting, local references) and compiles it on first use:
+ * ajv's code generation costs milliseconds per schema, which a server with a thousand tools should not pay at
+ * startup.
+ */
 function compileJsonSchema(schema: JSONObject): CompiledSchema {
   checkSchemaShape(schema);
-  let validate: ValidateFunction;
-  try {
-    validate = ajvFor(dialectOf(schema)).compile(schema);
-  } catch (error) {
-    throw new TypeError(`invalid JSON Schema: ${(error as Error).message}`, { cause: error });
-  }
+  const dialect = dialectOf(schema);
+  const ajv = ajvFor(dialect);
+  if (!ajv.validateSchema(schema)) throw new TypeError(`invalid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+  checkLocalRefs(schema);
+  let validate: ValidateFunction | undefined;
   return {
     jsonSchema: schema,
     validate(value) {
       try {
+        validate ??= compileShared(dialect, schema);
         return validate(value) ? { ok: true, value } : { ok: false, message: describeErrors(validate) };
       } catch (error) {
         // A pathological input against a recursive schema can exhaust the stack: a failed validation, not a crash.
@@ -99,6 +140,55 @@ function compileJsonSchema(schema: JSONObject): CompiledSchema {
       }
     },
   };
+}
+
+/** Every `$ref` must resolve inside the schema: a JSON pointer, an `$anchor`, or an embedded `$id`. Nothing is fetched. */
+export function checkLocalRefs(schema: JSONObject): void {
+  const refs: string[] = [];
+  const anchors = new Set<string>();
+  const ids: JSONObject[] = [schema];
+  const idNames = new Set<string>();
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const record = node as JSONObject;
+    for (const key of ['$ref', '$dynamicRef'] as const)
+      if (typeof record[key] === 'string') refs.push(record[key]);
+    for (const key of ['$anchor', '$dynamicAnchor'] as const)
+      if (typeof record[key] === 'string') anchors.add(record[key]);
+    if (typeof record.$id === 'string' && record !== schema) {
+      ids.push(record);
+      idNames.add(record.$id.replace(/#$/, ''));
+    }
+    for (const child of Object.values(record)) stack.push(child);
+  }
+  for (const ref of refs) {
+    const hash = ref.indexOf('#');
+    const base = hash === -1 ? ref : ref.slice(0, hash);
+    const fragment = hash === -1 ? '' : ref.slice(hash + 1);
+    if (base !== '' && !idNames.has(base) && base !== schema.$id) {
+      throw new TypeError(
+        `invalid JSON Schema: $ref ${JSON.stringify(ref)} points outside the schema (never fetched)`,
+      );
+    }
+    if (fragment === '' || anchors.has(fragment)) continue;
+    if (!fragment.startsWith('/') || !ids.some((root) => resolvePointer(root, fragment) !== undefined)) {
+      throw new TypeError(
+        `invalid JSON Schema: $ref ${JSON.stringify(ref)} does not resolve inside the schema`,
+      );
+    }
+  }
+}
+
+function resolvePointer(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 function standardToJsonSchema(schema: StandardSchema, role: 'input' | 'output'): JSONObject {
@@ -122,13 +212,17 @@ function standardToJsonSchema(schema: StandardSchema, role: 'input' | 'output'):
 
 function compileStandardSchema(schema: StandardSchema, role: 'input' | 'output'): CompiledSchema {
   const jsonSchema = standardToJsonSchema(schema, role);
-  const toOutcome = (result: Awaited<ReturnType<StandardSchema['~standard']['validate']>>): ValidationOutcome => {
+  const toOutcome = (
+    result: Awaited<ReturnType<StandardSchema['~standard']['validate']>>,
+  ): ValidationOutcome => {
     if (result.issues === undefined) return { ok: true, value: result.value };
     const message = result.issues
       .slice(0, MAX_REPORTED_ERRORS)
       .map((issue) => {
         const path = (issue.path ?? []).map((segment) =>
-          typeof segment === 'object' && segment !== null && 'key' in segment ? String(segment.key) : String(segment),
+          typeof segment === 'object' && segment !== null && 'key' in segment
+            ? String(segment.key)
+            : String(segment),
         );
         return path.length > 0 ? `/${path.join('/')}: ${issue.message}` : issue.message;
       })
@@ -149,10 +243,13 @@ function compileStandardSchema(schema: StandardSchema, role: 'input' | 'output')
  * unresolvable `$ref`, excessive nesting, or a root that is not an object schema.
  */
 export function compileSchema(input: SchemaInput, role: 'input' | 'output'): CompiledSchema {
-  const compiled = isStandardSchema(input) ? compileStandardSchema(input, role) : compileJsonSchema(input as JSONObject);
+  const compiled = isStandardSchema(input)
+    ? compileStandardSchema(input, role)
+    : compileJsonSchema(input as JSONObject);
   const rootType = compiled.jsonSchema.type;
   // MCP: inputSchema is `type: "object"`; outputSchema describes structuredContent, an object too.
-  if (role === 'input' && rootType !== 'object') throw new TypeError('a tool inputSchema must have type "object"');
+  if (role === 'input' && rootType !== 'object')
+    throw new TypeError('a tool inputSchema must have type "object"');
   if (role === 'output' && rootType !== undefined && rootType !== 'object') {
     throw new TypeError('a tool outputSchema must describe an object');
   }

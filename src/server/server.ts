@@ -16,7 +16,13 @@ import {
   createNodeHandler,
   listen,
 } from './http.js';
-import type { PromptDefinition, ResourceDefinition, ServerCore, TemplateDefinition, ToolDefinition } from './core.js';
+import type {
+  PromptDefinition,
+  ResourceDefinition,
+  ServerCore,
+  TemplateDefinition,
+  ToolDefinition,
+} from './core.js';
 import { Collection, pick } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
 import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
@@ -69,7 +75,15 @@ export interface StatelessRequestContext {
 }
 
 const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const;
-const RESOURCE_FIELDS = ['title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta'] as const;
+const RESOURCE_FIELDS = [
+  'title',
+  'description',
+  'mimeType',
+  'size',
+  'annotations',
+  'icons',
+  '_meta',
+] as const;
 const PROMPT_FIELDS = ['title', 'description', 'arguments', 'icons', '_meta'] as const;
 
 /**
@@ -123,10 +137,14 @@ export class McpServer {
     return this.#core.serverInfo;
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: the handler's argument type follows the caller's schema.
-  registerTool<Args = any>(name: string, config: ToolConfig, handler: ToolHandler<Args>): RegisteredHandle<ToolConfig> {
+  registerTool<Args = any>(
+    name: string,
+    config: ToolConfig,
+    handler: ToolHandler<Args>,
+  ): RegisteredHandle<ToolConfig> {
     if (name.length === 0 || name.length > 128) throw new RangeError('tool names are 1 to 128 characters');
-    if (!/^[A-Za-z0-9_.-]+$/.test(name)) this.#core.logger.warn(`tool name ${name} has characters outside [A-Za-z0-9_.-]`);
+    if (!/^[A-Za-z0-9_.-]+$/.test(name))
+      this.#core.logger.warn(`tool name ${name} has characters outside [A-Za-z0-9_.-]`);
     const handle = this.#core.tools.add(name, defineTool(config, handler), 'tool');
     return {
       get name() {
@@ -154,7 +172,9 @@ export class McpServer {
   ): RegisteredHandle<ResourceMetadata> {
     new URL(uri); // a resource URI must be a URI (throws TypeError otherwise)
     const handle = this.#core.resources.add(uri, { name, metadata, handler }, 'resource');
-    return adaptHandle(handle, (changes) => ({ metadata: { ...metadataOf(this.#core.resources.find(uri)), ...changes } }));
+    return adaptHandle(handle, (changes) => ({
+      metadata: { ...metadataOf(this.#core.resources.find(uri)), ...changes },
+    }));
   }
 
   registerResourceTemplate(
@@ -165,12 +185,16 @@ export class McpServer {
   ): RegisteredHandle<ResourceTemplateConfig> {
     const template = new UriTemplate(uriTemplate);
     const handle = this.#core.templates.add(name, { template, config, handler }, 'resource template');
-    return adaptHandle(handle, (changes) => ({ config: { ...this.#core.templates.find(name)?.config.config, ...changes } }));
+    return adaptHandle(handle, (changes) => ({
+      config: { ...this.#core.templates.find(name)?.config.config, ...changes },
+    }));
   }
 
   registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredHandle<PromptConfig> {
     const handle = this.#core.prompts.add(name, { config, handler }, 'prompt');
-    return adaptHandle(handle, (changes) => ({ config: { ...this.#core.prompts.find(name)?.config.config, ...changes } }));
+    return adaptHandle(handle, (changes) => ({
+      config: { ...this.#core.prompts.find(name)?.config.config, ...changes },
+    }));
   }
 
   /** The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks. */
@@ -190,7 +214,10 @@ export class McpServer {
   }
 
   /** 2026-07-28: serves one request; its progress and log notifications go to `context.notify` meanwhile. */
-  handleStatelessRequest(request: JSONRPCRequest, context: StatelessRequestContext): Promise<JSONRPCResponse> {
+  handleStatelessRequest(
+    request: JSONRPCRequest,
+    context: StatelessRequestContext,
+  ): Promise<JSONRPCResponse> {
     return this.#stateless.handle(request, context);
   }
 
@@ -203,10 +230,17 @@ export class McpServer {
     return session;
   }
 
+  /**
+   * Serves both eras on one message channel (stdio, in-memory, a socket): each message is routed by its shape,
+   * 2026-07-28 requests statelessly and everything else to a handshake session.
+   */
+  serve(transport: Transport): Promise<ServerSession> {
+    return this.connect(new DualEraChannel(transport, this));
+  }
+
   /** Serves both eras on this process's stdin/stdout. Resolves once the channel is open. */
-  async serveStdio(options: StdioServerTransportOptions = {}): Promise<ServerSession> {
-    const stdio = new StdioServerTransport({ logger: this.#core.logger, ...options });
-    return this.connect(new DualEraChannel(stdio, this));
+  serveStdio(options: StdioServerTransportOptions = {}): Promise<ServerSession> {
+    return this.serve(new StdioServerTransport({ logger: this.#core.logger, ...options }));
   }
 
   /** Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport as a web `(Request) => Response`. */
@@ -257,7 +291,6 @@ export class McpServer {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: see ToolDefinition.handler.
 function defineTool(config: ToolConfig, handler: ToolHandler<any>): ToolDefinition {
   return {
     config,
@@ -279,7 +312,10 @@ function resourceWire(uri: string, resource: ResourceDefinition): JSONObject {
 }
 
 function templateWire(name: string, template: TemplateDefinition): JSONObject {
-  const fields = pick(template.config as Record<string, unknown>, RESOURCE_FIELDS.filter((f) => f !== 'size'));
+  const fields = pick(
+    template.config as Record<string, unknown>,
+    RESOURCE_FIELDS.filter((f) => f !== 'size'),
+  );
   return { uriTemplate: template.template.template, name, ...fields };
 }
 

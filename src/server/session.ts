@@ -94,14 +94,20 @@ export class HandshakeSession implements ServerSession {
   }
 
   #register(): void {
-    const on = (method: string, handler: (params: Params, context: RequestContext, codec: RevisionCodec) => unknown) => {
+    const on = (
+      method: string,
+      handler: (params: Params, context: RequestContext, codec: RevisionCodec) => unknown,
+    ) => {
       this.connection.setRequestHandler(method, ((params, context) => {
         const codec = this.#codec;
-        if (!codec) throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+        if (!codec)
+          throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
         return handler(params, context, codec);
       }) as RequestHandler);
     };
-    this.connection.setRequestHandler(Method.Initialize, (params, context) => this.#initialize(params, context));
+    this.connection.setRequestHandler(Method.Initialize, (params, context) =>
+      this.#initialize(params, context),
+    );
     this.connection.setRequestHandler(Method.Ping, () => ({}));
     this.connection.setNotificationHandler(Notification.Initialized, () => {
       this.#initialized = true;
@@ -112,10 +118,16 @@ export class HandshakeSession implements ServerSession {
     on(Method.ToolsList, (params, _context, codec) => ops.listTools(this.#core, codec, params));
     on(Method.PromptsList, (params, _context, codec) => ops.listPrompts(this.#core, codec, params));
     on(Method.ResourcesList, (params, _context, codec) => ops.listResources(this.#core, codec, params));
-    on(Method.ResourcesTemplatesList, (params, _c, codec) => ops.listResourceTemplates(this.#core, codec, params));
+    on(Method.ResourcesTemplatesList, (params, _c, codec) =>
+      ops.listResourceTemplates(this.#core, codec, params),
+    );
     on(Method.CompletionComplete, (params, _context, codec) => ops.complete(this.#core, codec, params));
-    on(Method.ToolsCall, (params, context, codec) => ops.callTool(this.#core, codec, this.#scope(context, params), params));
-    on(Method.PromptsGet, (params, context, codec) => ops.getPrompt(this.#core, codec, this.#scope(context, params), params));
+    on(Method.ToolsCall, (params, context, codec) =>
+      ops.callTool(this.#core, codec, this.#scope(context, params), params),
+    );
+    on(Method.PromptsGet, (params, context, codec) =>
+      ops.getPrompt(this.#core, codec, this.#scope(context, params), params),
+    );
     on(Method.ResourcesRead, (params, context, codec) =>
       ops.readResource(this.#core, codec, this.#scope(context, params), params),
     );
@@ -126,9 +138,14 @@ export class HandshakeSession implements ServerSession {
     const revision = negotiateHandshakeVersion(params.protocolVersion);
     const codec = this.#core.codec(revision);
     this.#codec = codec;
-    this.#clientCapabilities = isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {};
-    this.#clientInfo = isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined;
-    this.#sessionId = typeof context.extra?.sessionId === 'string' ? context.extra.sessionId : this.#sessionId;
+    this.#clientCapabilities = isObject(params.capabilities)
+      ? (params.capabilities as ClientCapabilities)
+      : {};
+    this.#clientInfo = isObject(params.clientInfo)
+      ? (params.clientInfo as unknown as Implementation)
+      : undefined;
+    this.#sessionId =
+      typeof context.extra?.sessionId === 'string' ? context.extra.sessionId : this.#sessionId;
     const result: JSONObject = {
       protocolVersion: revision,
       capabilities: codec.capabilities(this.#core.capabilities()),
@@ -140,7 +157,8 @@ export class HandshakeSession implements ServerSession {
 
   #setLevel(params: Params): JSONObject {
     const level = params?.level;
-    if (!LOGGING_LEVELS.includes(level as LoggingLevel)) throw invalidParams(`Invalid log level: ${String(level)}`);
+    if (!LOGGING_LEVELS.includes(level as LoggingLevel))
+      throw invalidParams(`Invalid log level: ${String(level)}`);
     this.#logLevel = level as LoggingLevel;
     return {};
   }
@@ -149,7 +167,8 @@ export class HandshakeSession implements ServerSession {
     const uri = params?.uri;
     if (typeof uri !== 'string') throw invalidParams('uri is required');
     if (!subscribe) this.#subscriptions.delete(uri);
-    else if (this.#subscriptions.size < MAX_RESOURCE_SUBSCRIPTIONS || this.#subscriptions.has(uri)) this.#subscriptions.add(uri);
+    else if (this.#subscriptions.size < MAX_RESOURCE_SUBSCRIPTIONS || this.#subscriptions.has(uri))
+      this.#subscriptions.add(uri);
     else throw invalidParams('too many resource subscriptions on this session');
     return {};
   }
@@ -160,7 +179,10 @@ export class HandshakeSession implements ServerSession {
       era: 'handshake',
       protocolVersion: this.#codec?.revision ?? '',
       requestId: context.id,
-      signal: context.signal,
+      // The connection creates the AbortController on first read; most handlers never look.
+      get signal() {
+        return context.signal;
+      },
       clientCapabilities: this.#clientCapabilities,
       clientInfo: this.#clientInfo,
       extra: context.extra,

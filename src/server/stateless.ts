@@ -8,8 +8,13 @@ import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../js
 import type { MessageExtra } from '../jsonrpc/transport.js';
 import { McpErrorCode, invalidParams, unsupportedProtocolVersion } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
-import { INPUT_REQUIRED_METHODS, Method } from '../mcp/methods.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, eraOf, isSupportedVersion, statelessVersions } from '../mcp/revisions.js';
+import { Method } from '../mcp/methods.js';
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  eraOf,
+  isSupportedVersion,
+  statelessVersions,
+} from '../mcp/revisions.js';
 import {
   type ClientCapabilities,
   type Implementation,
@@ -55,7 +60,8 @@ interface RequestMeta {
 /** 2026-07-28 basic/index: every request's `_meta` carries protocolVersion and clientCapabilities. */
 function readMeta(params: JSONObject | undefined): RequestMeta {
   const meta = params?._meta;
-  if (!isObject(meta)) throw invalidParams(`Missing _meta: every request must carry ${MetaKey.ProtocolVersion}`);
+  if (!isObject(meta))
+    throw invalidParams(`Missing _meta: every request must carry ${MetaKey.ProtocolVersion}`);
   const protocolVersion = meta[MetaKey.ProtocolVersion];
   if (typeof protocolVersion !== 'string') throw invalidParams(`Missing _meta["${MetaKey.ProtocolVersion}"]`);
   const clientCapabilities = meta[MetaKey.ClientCapabilities];
@@ -90,8 +96,10 @@ function readInputs(
     principal: principalOf(extra?.authInfo),
   };
   const responses = params?.inputResponses;
-  if (responses !== undefined && !isObject(responses)) throw invalidParams('inputResponses must be an object');
-  if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES) throw invalidParams('too many inputResponses');
+  if (responses !== undefined && !isObject(responses))
+    throw invalidParams('inputResponses must be an object');
+  if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES)
+    throw invalidParams('too many inputResponses');
   const state = params?.requestState;
   if (state === undefined) return { available: { ...responses }, round: 0, binding };
   if (typeof state !== 'string') throw invalidParams('requestState must be a string');
@@ -117,7 +125,11 @@ export class StatelessDispatcher {
     } catch (error) {
       if (error instanceof InputRequiredSignal) {
         // Only the three MRTR methods install a backend that can throw this; anything else is a server bug.
-        return { jsonrpc: '2.0', id: request.id, error: { code: McpErrorCode.InternalError, message: 'Internal error' } };
+        return {
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: McpErrorCode.InternalError, message: 'Internal error' },
+        };
       }
       if (!(error instanceof RpcError)) this.#core.logger.debug(`stateless ${request.method} failed`, error);
       return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
@@ -168,19 +180,29 @@ export class StatelessDispatcher {
     codec: RevisionCodec,
     context: StatelessContext,
   ): Promise<JSONObject> {
-    const { available, round, binding } = readInputs(this.#core, request.method, request.params, context.extra);
+    const { available, round, binding } = readInputs(
+      this.#core,
+      request.method,
+      request.params,
+      context.extra,
+    );
     const input = new MrtrInputBackend(available, meta.clientCapabilities);
     const scope = this.#scope(request, meta, context, input, round);
+    let result: JSONObject | undefined;
     try {
-      if (request.method === Method.ToolsCall) return await ops.callTool(this.#core, codec, scope, request.params);
-      if (request.method === Method.PromptsGet) return await ops.getPrompt(this.#core, codec, scope, request.params);
-      return await ops.readResource(this.#core, codec, scope, request.params);
+      if (request.method === Method.ToolsCall)
+        result = await ops.callTool(this.#core, codec, scope, request.params);
+      else if (request.method === Method.PromptsGet)
+        result = await ops.getPrompt(this.#core, codec, scope, request.params);
+      else result = await ops.readResource(this.#core, codec, scope, request.params);
     } catch (error) {
-      if (!(error instanceof InputRequiredSignal) || !INPUT_REQUIRED_METHODS.has(request.method)) throw error;
-      // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
-      const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: error.consumed });
-      return codec.finish({ resultType: 'input_required', inputRequests: error.inputRequests, requestState });
+      if (!(error instanceof InputRequiredSignal)) throw error;
     }
+    const missing = input.missing;
+    if (!missing && result) return result;
+    // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
+    const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: input.consumed });
+    return codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
   }
 
   #scope(
@@ -194,7 +216,10 @@ export class StatelessDispatcher {
       era: 'stateless',
       protocolVersion: meta.protocolVersion,
       requestId: request.id,
-      signal: context.signal,
+      // Read lazily: the HTTP layer creates its AbortController only when someone asks for the signal.
+      get signal() {
+        return context.signal;
+      },
       clientCapabilities: meta.clientCapabilities,
       clientInfo: meta.clientInfo,
       extra: context.extra,
@@ -209,4 +234,3 @@ export class StatelessDispatcher {
     };
   }
 }
-

@@ -110,7 +110,8 @@ export class DualEraChannel implements Transport {
   #onInnerClose(reason: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const controller of this.#inflight.values()) controller.abort(new LocalError('connection_closed', 'stdio closed'));
+    for (const controller of this.#inflight.values())
+      controller.abort(new LocalError('connection_closed', 'stdio closed'));
     this.#inflight.clear();
     this.onclose?.(reason);
   }

@@ -63,10 +63,17 @@ export class ListenHub {
   }
 
   /** Serves one listen request until its signal aborts or the server closes it. */
-  async listen(request: JSONRPCRequest, codec: RevisionCodec, context: StatelessContext): Promise<JSONObject> {
+  async listen(
+    request: JSONRPCRequest,
+    codec: RevisionCodec,
+    context: StatelessContext,
+  ): Promise<JSONObject> {
     const filter = readFilter(request.params?.notifications);
     if (this.#listeners.size >= this.#max) {
-      throw new RpcError(McpErrorCode.InvalidRequest, `Too many concurrent subscriptions (limit ${this.#max})`);
+      throw new RpcError(
+        McpErrorCode.InvalidRequest,
+        `Too many concurrent subscriptions (limit ${this.#max})`,
+      );
     }
     const id = request.id;
     const ended = deferred<void>();

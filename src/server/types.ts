@@ -144,7 +144,9 @@ export interface ResourceTemplateConfig extends ResourceMetadata {
   /** Completion of the template's variables, by variable name. */
   complete?: Record<string, Completer>;
   /** Enumerates concrete resources of this template for resources/list. */
-  list?: () => Array<{ uri: string; name: string } & ResourceMetadata> | Promise<Array<{ uri: string; name: string } & ResourceMetadata>>;
+  list?: () =>
+    | Array<{ uri: string; name: string } & ResourceMetadata>
+    | Promise<Array<{ uri: string; name: string } & ResourceMetadata>>;
 }
 
 export interface PromptConfig extends CacheHints {

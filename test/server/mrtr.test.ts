@@ -126,6 +126,29 @@ describe('input_required round trips', () => {
     expect((await modernError(server, 'tools/call', { name: 'greet', requestState: 7 })).code).toBe(-32602);
   });
 
+  it('asks concurrent questions in one round, even from a handler that swallows the signal', async () => {
+    const server = new McpServer({ name: 's', version: '1' });
+    server.registerTool('both', {}, async (_args, context) => {
+      try {
+        const [who, roots] = await Promise.all([
+          context.elicit({ message: 'Who?', requestedSchema: NAME }, { key: 'who' }),
+          context.listRoots({ key: 'where' }),
+        ]);
+        return { content: [{ type: 'text', text: `${String(who.content?.name)}@${roots.roots[0]?.uri}` }] };
+      } catch {
+        return { content: [{ type: 'text', text: 'swallowed' }] };
+      }
+    });
+    const first = await modernResult(server, 'tools/call', { name: 'both' });
+    expect(Object.keys(first.inputRequests as object).sort()).toEqual(['where', 'who']);
+    const done = await modernResult(server, 'tools/call', {
+      name: 'both',
+      requestState: first.requestState,
+      inputResponses: { who: accept({ name: 'Ada' }), where: { roots: [{ uri: 'file:///w' }] } },
+    });
+    expect(textOf(done)).toBe('Ada@file:///w');
+  });
+
   it('works for prompts/get and resources/read, and never for other methods', async () => {
     const { server } = makeServer();
     const prompt = await modernResult(server, 'prompts/get', { name: 'ask' });
@@ -266,14 +289,29 @@ describe('missing client capabilities (-32021)', () => {
       );
       return { content: [{ type: 'text', text: answer.action }] };
     });
-    const formOnly = await modernError(server, 'tools/call', { name: 'login' }, {
-      meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+    const formOnly = await modernError(
+      server,
+      'tools/call',
+      { name: 'login' },
+      {
+        meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+      },
+    );
+    expect(formOnly).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
     });
-    expect(formOnly).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
-    const asked = await modernResult(server, 'tools/call', { name: 'login' }, {
-      meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } },
+    const asked = await modernResult(
+      server,
+      'tools/call',
+      { name: 'login' },
+      {
+        meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } },
+      },
+    );
+    expect(asked.inputRequests).toMatchObject({
+      sign_in: { method: 'elicitation/create', params: { mode: 'url' } },
     });
-    expect(asked.inputRequests).toMatchObject({ sign_in: { method: 'elicitation/create', params: { mode: 'url' } } });
   });
 
   it('fails when a handler asks for input the client cannot give', async () => {

@@ -98,8 +98,12 @@ describe('JSON Schema dialects', () => {
       () => ({ content: [{ type: 'text', text: 'ok' }] }),
     );
     expect(errorText(await call(server, 'refs', { currency: 'EUR', price: { amount: 3 } }))).toBe('');
-    expect(errorText(await call(server, 'refs', { currency: 'euro' }))).toMatch(/\/currency must match pattern/);
-    expect(errorText(await call(server, 'refs', { price: { amount: 'x' } }))).toMatch(/\/price\/amount must be number/);
+    expect(errorText(await call(server, 'refs', { currency: 'euro' }))).toMatch(
+      /\/currency must match pattern/,
+    );
+    expect(errorText(await call(server, 'refs', { price: { amount: 'x' } }))).toMatch(
+      /\/price\/amount must be number/,
+    );
   });
 
   it('survives pathological input against a recursive schema', async () => {
