@@ -237,9 +237,9 @@ export class Connection {
         return;
       case 'invalid':
         this.#logger.warn(`invalid message: ${classified.reason}`);
-        if (classified.id !== null) {
-          this.#sendError(classified.id, { code: ErrorCode.InvalidRequest, message: classified.reason });
-        }
+        // Answer even when no id could be read (a batch on a revision without batches): the peer learns why
+        // instead of waiting. The id is then omitted, as the 2025-11-25+ schemas allow.
+        this.#sendError(classified.id, { code: ErrorCode.InvalidRequest, message: classified.reason });
         return;
     }
   }
@@ -357,7 +357,11 @@ export class Connection {
     });
   }
 
-  #sendError(id: RequestId, error: JSONRPCErrorResponse['error']): void {
+  #sendError(id: RequestId | null, error: JSONRPCErrorResponse['error']): void {
+    if (id === null) {
+      this.#transport.send({ jsonrpc: '2.0', error }).catch(() => {});
+      return;
+    }
     const response: JSONRPCErrorResponse = { jsonrpc: '2.0', id, error };
     this.#transport.send(response, { relatedRequestId: id }).catch(() => {});
   }

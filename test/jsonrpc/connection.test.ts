@@ -172,6 +172,18 @@ describe('Connection: incoming messages', () => {
     expect(Object.keys((failure as { error: object }).error)).toEqual(['code', 'message']);
   });
 
+  it('answers a batch with one id-less -32600 (batches were removed in 2025-06-18)', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    await peer.send([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    const error = await peer.next(1);
+    expect(error).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'message is not a JSON object' },
+    });
+    expectValid('2025-11-25', 'JSONRPCErrorResponse', error);
+  });
+
   it('rejects a duplicate id while the first request is in flight', async () => {
     const peer = await rawPeer();
     open.push(peer.connection);

@@ -176,4 +176,21 @@ describe('stdio server transport (agentforge on both ends)', () => {
     expect(alive(pid)).toBe(false);
     expect(stderr).toContain('a log line on stderr');
   });
+
+  it('exits on its own, without spinning, when its stdout reader goes away (EPIPE)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [join(fixtures, 'stdio-lib-server.mjs')], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stdout.once('data', () => child.stdout.destroy());
+    for (let i = 0; i < 200; i++)
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'echo' })}\n`);
+    const outcome = await Promise.race([
+      exited,
+      new Promise((r) => setTimeout(() => r('still running'), 3000)),
+    ]);
+    child.kill('SIGKILL');
+    expect(outcome).toBe(0); // a clean exit, not a crash on an unhandled EPIPE and not a spin
+  });
 });
