@@ -54,10 +54,13 @@ for (const revision of requirementSets) {
     '--expected-failures',
     baseline,
   ]);
-  const tail = result.output
-    .split('\n')
-    .filter((line) => /scenario|passed|failed|✗|~|stale|OVERALL|Scored|score/i.test(line));
-  console.log(tail.slice(-40).join('\n'));
+  const lines = result.output.split('\n');
+  const scenarioLines = lines.filter((line) => /^[✓✗] /.test(line));
+  const nonAuth = scenarioLines.filter((line) => !line.includes(' auth/'));
+  const passedScenarios = scenarioLines.filter((line) => line.startsWith('✓')).length;
+  console.log(nonAuth.join('\n'));
+  console.log(`scenarios passed: ${passedScenarios}/${scenarioLines.length} (auth/* are the baselined rest)`);
+  console.log(lines.filter((line) => /^Total:|Unexpected failures|stale/.test(line)).join('\n'));
   if (result.status !== 0) failures.push(`requirements ${revision} (exit ${result.status})`);
 
   for (const scenario of unscoredClientScenarios(revision)) {

@@ -122,11 +122,15 @@ export class ClientCore {
         kind === 'streamable-http' &&
         preferred === 'auto' &&
         (status === 400 || status === 404 || status === 405);
+      // What this endpoint spoke last time is no longer known: the next connect detects again.
+      httpKindCache.delete(this.key);
       if (!fallback) throw unwrapError(error);
       // 2026-07-28 streamable-http: Backward Compatibility, HTTP+SSE (2024-11-05).
       this.logger.debug(`Streamable HTTP POST failed with ${status}; trying the HTTP+SSE transport`);
       await this.#establishWith('sse').catch((sseError: unknown) => {
-        throw unwrapError(sseError);
+        // Not an HTTP+SSE server either: the Streamable HTTP failure is the one that explains it.
+        this.logger.debug('HTTP+SSE fallback failed', sseError);
+        throw unwrapError(error);
       });
     }
     if (http && kind) httpKindCache.set(this.key, this.#link?.kind === 'sse' ? 'sse' : 'streamable-http');
@@ -157,17 +161,20 @@ export class ClientCore {
         handshakeCapabilities,
         logger: this.logger,
       };
-      this.#link = link;
-      this.#state =
+      const state =
         created.kind === 'sse'
           ? await initialize(link, this.options.protocolVersion ?? LATEST_HANDSHAKE_VERSION, negotiateOptions)
           : await negotiate(link, this.#codec, negotiateOptions);
+      // Only an established link is ours: one that dies while negotiating fails this attempt instead.
+      this.#link = link;
+      this.#state = state;
       this.#dead = undefined;
     } catch (error) {
-      if (this.#link === link) this.#link = undefined;
       await link.connection.close().catch(() => {});
       throw error;
     }
+    if (link.connection.closed)
+      throw new LocalError('connection_closed', 'the server went away right after connecting');
   }
 
   #wire(link: Link): void {
@@ -229,7 +236,8 @@ export class ClientCore {
   }
 
   #onLinkClosed(link: Link, error: LocalError): void {
-    if (link !== this.#link || this.#closed) return;
+    // A restart in progress checks its own link before it declares success.
+    if (link !== this.#link || this.#closed || this.#restarting) return;
     const reason = unwrapError(error) as Error;
     const restartable =
       this.options.restart !== undefined &&
@@ -261,6 +269,8 @@ export class ClientCore {
         await this.establish();
         this.cache?.clear();
         await this.subscriptions.reopenAll();
+        if (this.link.connection.closed)
+          throw new LocalError('connection_closed', 'the restarted server went away');
         this.events.emit('restart', { attempt });
         return;
       } catch (error) {
@@ -321,6 +331,7 @@ export class ClientCore {
     params: Record<string, unknown> | undefined,
     options: CallOptions,
   ): Promise<Result> {
+    const traceparent = options.traceparent ?? this.options.traceparent?.();
     const requestOptions = {
       ...(options.signal ? { signal: options.signal } : {}),
       timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 60_000,
@@ -328,7 +339,7 @@ export class ClientCore {
       ...(options.onprogress
         ? { onprogress: options.onprogress as (p: Record<string, unknown>) => void }
         : {}),
-      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+      ...(traceparent ? { traceparent } : {}),
     };
     let result: Result;
     if (this.state.era === 'stateless') {
@@ -341,8 +352,8 @@ export class ClientCore {
       }
       result = await this.#codec.request(link.connection, method, params, requestOptions);
     } else {
-      const withTrace = options.traceparent
-        ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent: options.traceparent } }
+      const withTrace = traceparent
+        ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent } }
         : params;
       result = await link.connection.request(method, withTrace, requestOptions);
     }

@@ -65,9 +65,18 @@ function isLegacySignal(error: unknown, http: boolean): boolean {
   if (error instanceof RpcError) return true;
   if (!(error instanceof LocalError)) return false;
   if (error.code === 'timeout') return !http;
-  if (error.code === 'transport_error' && error.cause instanceof HttpStatusError) return true;
-  return error instanceof HttpStatusError;
+  const status = error instanceof HttpStatusError ? error : error.cause;
+  // Streamable HTTP: a 4xx without a modern error body means legacy. Authentication, throttling and server
+  // failures say nothing about the era.
+  return (
+    status instanceof HttpStatusError &&
+    status.status >= 400 &&
+    status.status < 500 &&
+    !NOT_ERA_STATUSES.has(status.status)
+  );
 }
+
+const NOT_ERA_STATUSES = new Set([401, 403, 407, 408, 429]);
 
 export async function negotiate(
   link: Link,

@@ -8,6 +8,7 @@ import { LocalError, isLocalError } from '../jsonrpc/errors.js';
 import type { RequestId } from '../jsonrpc/messages.js';
 import { MetaKey } from '../mcp/meta.js';
 import type { SubscriptionFilter } from '../mcp/types.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { type Deferred, deferred } from '../util/deferred.js';
 import type { ServerState } from './era.js';
 import type { Link } from './link.js';
@@ -45,7 +46,11 @@ interface Active {
   acknowledged: SubscriptionFilter;
   ended: Deferred<void>;
   open: boolean;
+  /** Consecutive re-listens after unexpected drops (bounded). */
+  relistens: number;
 }
+
+const MAX_RELISTENS = 3;
 
 const FILTER_OF: Record<string, keyof SubscriptionFilter> = {
   'notifications/tools/list_changed': 'toolsListChanged',
@@ -89,6 +94,7 @@ export class SubscriptionManager {
       acknowledged: {},
       ended: deferred<void>(),
       open: true,
+      relistens: 0,
     };
     this.#active.add(active);
     try {
@@ -157,6 +163,8 @@ export class SubscriptionManager {
       throw new LocalError('protocol_error', 'the server does not support resource subscriptions');
     }
     for (const uri of uris) await link.connection.request('resources/subscribe', { uri });
+    // Handshake-era HTTP delivers pushed notifications on the GET stream: wait until it is open.
+    if (link.transport instanceof StreamableHttpClientTransport) await link.transport.eventStreamReady();
     const acknowledged: SubscriptionFilter = {};
     if (active.filter.toolsListChanged && capabilities.tools?.listChanged)
       acknowledged.toolsListChanged = true;
@@ -186,9 +194,15 @@ export class SubscriptionManager {
     request.then(
       () => this.#end(active),
       (error: unknown) => {
+        const wasAcknowledged = active.ack === undefined;
         active.ack?.reject(error);
-        // A dropped link may be restarted (reopenAll); the client ends what it cannot restart (endAll).
-        if (!isLocalError(error, 'cancelled') && !isLinkFailure(error)) this.#end(active);
+        if (isLocalError(error, 'cancelled') || !active.open) return;
+        // A dead link may be restarted (reopenAll); the client ends what it cannot restart (endAll).
+        if (isLinkFailure(error) && link.connection.closed) return;
+        if (!isLinkFailure(error)) return this.#end(active);
+        // The stream dropped but the server is there (HTTP): an unexpected disconnect, so listen again. A
+        // re-listen that fails before its acknowledgement is retried by #relisten itself.
+        if (wasAcknowledged) this.#relisten(active);
       },
     );
     let timer: NodeJS.Timeout | undefined;
@@ -200,12 +214,28 @@ export class SubscriptionManager {
     });
     try {
       active.acknowledged = await Promise.race([active.ack.promise, timeout]);
+      active.ack = undefined;
+      active.relistens = 0;
     } catch (error) {
       active.controller.abort();
       throw error;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  #relisten(active: Active): void {
+    if (active.relistens >= MAX_RELISTENS) {
+      this.#end(active);
+      return;
+    }
+    active.relistens++;
+    setTimeout(
+      () => {
+        if (active.open) this.#listen(active).catch(() => this.#relisten(active));
+      },
+      250 * 2 ** active.relistens,
+    ).unref();
   }
 
   async #close(active: Active): Promise<void> {

@@ -70,6 +70,8 @@ export interface ClientOptions {
   cache?: ResultCache | false;
   /** Rounds of input_required answered per call before giving up (default 10). */
   maxInputRounds?: number;
+  /** The active trace's W3C traceparent, read per request (OpenTelemetry glue); a call's own wins. */
+  traceparent?: () => string | undefined;
   /** Stderr lines of a stdio server. */
   onstderr?: (line: string) => void;
 }

@@ -119,7 +119,32 @@ describe('request metadata on the wire', () => {
   });
 });
 
+describe('connection reuse', () => {
+  it('sends sequential requests over pooled keep-alive connections', async () => {
+    const { server } = await modernServer((_req, message, res) =>
+      json(res, 200, ok(message.id, { content: [] })),
+    );
+    let connections = 0;
+    server.server.on('connection', () => connections++);
+    const client = await connect(server.url);
+    for (let i = 0; i < 50; i++) await client.callTool({ name: 'x', arguments: { i } });
+    expect(connections).toBeLessThanOrEqual(2);
+  });
+});
+
 describe('HTTP failures', () => {
+  it('fails fast with a transport error when nothing listens', async () => {
+    const server = await startRawServer(() => {});
+    const url = server.url;
+    await server.close();
+    const started = Date.now();
+    await expect(McpClient.connect(url)).rejects.toMatchObject({
+      code: 'transport_error',
+      message: /ECONNREFUSED/,
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('rejects a call whose server dies mid-stream', async () => {
     const { server } = await modernServer((req, _message, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -228,6 +253,34 @@ describe('MRTR limits', () => {
   });
 });
 
+describe('subscriptions over HTTP', () => {
+  it('listens again when the stream drops without a response, and delivers on the new stream', async () => {
+    let listens = 0;
+    const { server } = await modernServer((_req, message, res) => {
+      listens++;
+      const meta = { 'io.modelcontextprotocol/subscriptionId': message.id };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const ack = {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: meta, notifications: { toolsListChanged: true } },
+      };
+      res.write(`data: ${JSON.stringify(ack)}\n\n`);
+      if (listens === 1) return void setTimeout(() => res.socket?.destroy(), 20);
+      const changed = { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } };
+      setTimeout(() => res.write(`data: ${JSON.stringify(changed)}\n\n`), 20);
+    });
+    const client = await connect(server.url);
+    const received: string[] = [];
+    const subscription = await client.subscribe({ toolsListChanged: true }, (n) => received.push(n.method));
+    await waitFor(() => received.length > 0);
+    expect(listens).toBe(2);
+    expect(received).toEqual(['notifications/tools/list_changed']);
+    await subscription.close();
+    await subscription.closed;
+  });
+});
+
 describe('caching', () => {
   it('serves fresh results from the cache; a shared cache keeps only public ones', async () => {
     let lists = 0;
@@ -256,7 +309,91 @@ describe('caching', () => {
   });
 });
 
+describe('era detection over HTTP', () => {
+  /** A legacy Streamable HTTP server (no sessions) that counts what it is asked. */
+  async function legacyServer(status = 400) {
+    const methods: string[] = [];
+    const server = await startRawServer((req, res, body) => {
+      if (req.method !== 'POST') return res.writeHead(405).end();
+      const message = JSON.parse(body);
+      methods.push(message.method);
+      if (message.method === 'server/discover') return res.writeHead(status).end('Bad Request');
+      if (message.id === undefined) return res.writeHead(202).end();
+      if (message.method === 'initialize') {
+        return json(
+          res,
+          200,
+          ok(message.id, {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            serverInfo: { name: 'old', version: '1' },
+          }),
+        );
+      }
+      json(res, 200, ok(message.id, { tools: [] }));
+    });
+    servers.push(server);
+    forgetEra(targetKey(server.url));
+    return { server, methods };
+  }
+
+  it('falls back on a 4xx without a modern body, then remembers the era for the endpoint', async () => {
+    const { server, methods } = await legacyServer();
+    const first = await connect(server.url);
+    expect(first.era).toBe('handshake');
+    expect(first.protocolVersion).toBe('2025-06-18');
+    const second = await connect(server.url);
+    expect(second.era).toBe('handshake');
+    expect(methods.filter((m) => m === 'server/discover')).toHaveLength(1);
+    expect(methods.filter((m) => m === 'initialize')).toHaveLength(2);
+  });
+
+  it('does not read an authentication failure as a legacy server', async () => {
+    const { server, methods } = await legacyServer(401);
+    await expect(connect(server.url)).rejects.toMatchObject({ status: 401 });
+    expect(methods).toEqual(['server/discover']);
+  });
+});
+
 describe('handshake-era Streamable HTTP', () => {
+  it('cancels with notifications/cancelled (a dropped stream is not a cancellation before 2026-07-28)', async () => {
+    const posted: Array<Record<string, any>> = [];
+    const server = await startRawServer((req, res, body) => {
+      if (req.method !== 'POST') return res.writeHead(405).end();
+      const message = JSON.parse(body);
+      posted.push(message);
+      if (message.method === 'server/discover') return res.writeHead(400).end();
+      if (message.id === undefined) return res.writeHead(202).end();
+      if (message.method === 'initialize') {
+        return json(
+          res,
+          200,
+          ok(message.id, {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            serverInfo: { name: 'l', version: '1' },
+          }),
+        );
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': working\n\n');
+    });
+    servers.push(server);
+    forgetEra(targetKey(server.url));
+    const client = await connect(server.url);
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'x', arguments: {} }, { signal: controller.signal });
+    await waitFor(() => posted.some((m) => m.method === 'tools/call'));
+    controller.abort('stop');
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    const callId = posted.find((m) => m.method === 'tools/call')?.id;
+    await waitFor(() => posted.some((m) => m.method === 'notifications/cancelled'));
+    expect(posted.find((m) => m.method === 'notifications/cancelled')?.params).toEqual({
+      requestId: callId,
+      reason: 'stop',
+    });
+  });
+
   it('resumes a dropped request stream with GET and Last-Event-ID after the retry delay', async () => {
     const events: string[] = [];
     let pendingId: unknown;

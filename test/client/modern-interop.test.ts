@@ -143,6 +143,7 @@ describe('era detection on stdio', () => {
       expect(client.era).toBe('handshake');
       expect(client.protocolVersion).toBe('2025-11-25');
       // The probe and the initialize went to one process: no second server was spawned.
+      await waitFor(() => stderr.length > 0);
       expect(stderr.filter((line) => line.startsWith('started'))).toHaveLength(1);
       const echoed = await client.callTool({ name: 'echo', arguments: { text: 'legacy' } });
       expect(echoed.content).toEqual([{ type: 'text', text: 'legacy' }]);

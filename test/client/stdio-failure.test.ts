@@ -25,6 +25,13 @@ afterEach(async () => {
 });
 
 describe('stdio failures', () => {
+  it('reports a command that cannot start', async () => {
+    await expect(McpClient.connect({ command: '/nonexistent/mcp-server' })).rejects.toMatchObject({
+      code: 'transport_error',
+      message: /failed to start/,
+    });
+  });
+
   it('rejects every pending call promptly with the exit reason when the server dies', async () => {
     const { client } = await connect([]);
     const hanging = client.callTool({ name: 'hang' }).catch((e: unknown) => e);
@@ -62,6 +69,7 @@ describe('stdio failures', () => {
     const { client, stderr } = await connect(['--silent-probe'], { probeTimeoutMs: 300 });
     expect(client.era).toBe('handshake');
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    await waitFor(() => stderr.some((line) => line.startsWith('started')));
     expect(stderr.filter((line) => line.startsWith('started'))).toHaveLength(1);
   });
 
@@ -89,14 +97,15 @@ describe('restart policy', () => {
     const restarts: number[] = [];
     client.on('restart', (event) => restarts.push(event.attempt));
     await client.subscribe({ resourceSubscriptions: ['test://watched'] }, () => {});
-    expect(stderr.filter((line) => line === 'subscribe test://watched')).toHaveLength(1);
+    // Stderr and stdout are separate pipes: the server's log line may trail its answer.
+    await waitFor(() => stderr.filter((line) => line === 'subscribe test://watched').length === 1);
     // tools/call is never retried: the call that killed the server fails.
     await expect(client.callTool({ name: 'die' })).rejects.toMatchObject({ code: 'process_exited' });
     // A read waits for the restart and succeeds on the new process.
     const tools = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('hang');
     expect(restarts).toEqual([1]);
-    expect(stderr.filter((line) => line.startsWith('started'))).toHaveLength(2);
+    await waitFor(() => stderr.filter((line) => line.startsWith('started')).length === 2);
     await waitFor(() => stderr.filter((line) => line === 'subscribe test://watched').length === 2);
   });
 

@@ -1,8 +1,5 @@
 export { HttpStatusError, isHttpStatusError } from './errors.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './node-http.js';
+export type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
 export { SseClientTransport, type SseClientOptions } from './sse.js';
-export {
-  StreamableHttpClientTransport,
-  type StreamableHttpClientOptions,
-  type StreamableHttpMode,
-} from './streamable.js';
+export { StreamableHttpClientTransport } from './streamable.js';

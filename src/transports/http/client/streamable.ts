@@ -1,4 +1,4 @@
-import type { Agent, ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { LocalError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
@@ -6,9 +6,12 @@ import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
 import { NAMED_METHODS } from '../../../mcp/methods.js';
 import { delay } from '../../../util/abort.js';
+import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import { encodeHeaderValue } from '../header-values.js';
 import { HttpStatusError } from './errors.js';
+import type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   contentTypeOf,
@@ -17,28 +20,6 @@ import {
   readBody,
   readSse,
 } from './node-http.js';
-
-/**
- * `stateless`: 2026-07-28, every request stands alone and carries its version in `_meta` and headers.
- * `session`: 2025-03-26 to 2025-11-25, an `Mcp-Session-Id` from initialize, a GET stream, resumable streams.
- */
-export type StreamableHttpMode = 'stateless' | 'session';
-
-export interface StreamableHttpClientOptions {
-  /** Added to every request (authorization, tracing). */
-  headers?: Record<string, string>;
-  mode?: StreamableHttpMode;
-  /** Cap on a JSON body or on one SSE event (default 16 MiB). */
-  maxResponseBytes?: number;
-  agent?: Agent;
-  logger?: Logger;
-  /** Extra headers for one outgoing request, e.g. `Mcp-Param-*` mirrored from a tool's arguments. */
-  requestHeaders?: (message: JSONRPCRequest) => Record<string, string> | undefined;
-  /** Reconnection attempts for the GET stream and resumed request streams (default 5). */
-  maxReconnectAttempts?: number;
-  /** Wait before reconnecting when the server sent no `retry` field (default 1000 ms). */
-  defaultRetryMs?: number;
-}
 
 const ERROR_BODY_CAP = 64 * 1024;
 
@@ -65,6 +46,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #lifetime = new AbortController();
   #retryMs: number;
   #getStreamRunning = false;
+  #eventStreamOpened: Promise<boolean> | undefined;
   #closed = false;
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
@@ -271,6 +253,7 @@ export class StreamableHttpClientTransport implements Transport {
     signal: AbortSignal,
     awaitedId?: RequestId,
     state: { answered: boolean; lastEventId?: string } = { answered: false },
+    onopen?: (open: boolean) => void,
   ): Promise<'ended' | 'unsupported'> {
     const headers = this.#sessionHeaders('text/event-stream');
     if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
@@ -282,7 +265,9 @@ export class StreamableHttpClientTransport implements Transport {
       agent: this.#options.agent,
     });
     const response = await opened.response;
-    if (response.statusCode !== 200 || contentTypeOf(response) !== 'text/event-stream') {
+    const open = response.statusCode === 200 && contentTypeOf(response) === 'text/event-stream';
+    onopen?.(open);
+    if (!open) {
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       if ((response.statusCode ?? 0) >= 400 && (response.statusCode ?? 0) < 500) return 'unsupported';
       throw new HttpStatusError(response.statusCode ?? 0, '', { method: 'GET' });
@@ -302,24 +287,39 @@ export class StreamableHttpClientTransport implements Transport {
   openEventStream(): void {
     if (this.#getStreamRunning || this.mode !== 'session' || this.#closed) return;
     this.#getStreamRunning = true;
-    void this.#runEventStream().finally(() => {
+    const opened = deferred<boolean>();
+    this.#eventStreamOpened = opened.promise;
+    void this.#runEventStream(opened.resolve).finally(() => {
       this.#getStreamRunning = false;
+      opened.resolve(false);
     });
   }
 
-  async #runEventStream(): Promise<void> {
+  /**
+   * Resolves once the GET stream answered: true when it is open (server messages can flow), false when the
+   * server has none or it is not running. Subscribing waits for it so no early notification is lost.
+   */
+  eventStreamReady(): Promise<boolean> {
+    return this.#eventStreamOpened ?? Promise.resolve(false);
+  }
+
+  async #runEventStream(onopen: (open: boolean) => void): Promise<void> {
     const attempts = this.#options.maxReconnectAttempts ?? 5;
     const state: { answered: boolean; lastEventId?: string } = { answered: false };
     let failures = 0;
     while (!this.#closed && failures < attempts) {
       const before = state.lastEventId;
       try {
-        if (
-          (await this.#getStream(state.lastEventId, this.#lifetime.signal, undefined, state)) ===
-          'unsupported'
-        )
-          return;
+        const outcome = await this.#getStream(
+          state.lastEventId,
+          this.#lifetime.signal,
+          undefined,
+          state,
+          onopen,
+        );
+        if (outcome === 'unsupported') return;
       } catch (error) {
+        onopen(false);
         if (this.#closed) return;
         this.#logger.debug('GET stream dropped', error);
       }
@@ -385,28 +385,4 @@ export class StreamableHttpClientTransport implements Transport {
       return undefined;
     }
   }
-}
-
-function isResponseTo(value: unknown, id: RequestId): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const message = value as Record<string, unknown>;
-  return message.id === id && ('result' in message || 'error' in message);
-}
-
-/** A JSON-RPC error response in an HTTP error body, re-addressed to the request when its id is null. */
-function parseErrorResponse(body: string, id: RequestId): Record<string, unknown> | undefined {
-  if (!body) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const message = value as Record<string, unknown>;
-  const error = message.error as Record<string, unknown> | undefined;
-  if (message.jsonrpc !== '2.0' || typeof error !== 'object' || error === null) return undefined;
-  if (typeof error.code !== 'number' || typeof error.message !== 'string') return undefined;
-  if (message.id !== undefined && message.id !== null && message.id !== id) return undefined;
-  return { ...message, id };
 }

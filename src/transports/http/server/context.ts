@@ -36,11 +36,9 @@ export async function readJsonBody(
     reject(exchange, 415, 'Unsupported Media Type: Content-Type must be application/json');
     return undefined;
   }
-  const body = await exchange.readBody(options.maxBodyBytes);
+  const body = await exchange.readBody({ maxBytes: options.maxBodyBytes, timeoutMs: options.bodyTimeoutMs });
   if (!body.ok) {
-    if (body.reason === 'too_large')
-      reject(exchange, 413, `Payload Too Large: the limit is ${options.maxBodyBytes} bytes`);
-    else reject(exchange, 400, 'Bad Request: the request body was cut short');
+    rejectBody(exchange, body.reason, options);
     return undefined;
   }
   const parsed = parseBody(body.text);
@@ -49,4 +47,21 @@ export async function readJsonBody(
     return undefined;
   }
   return { value: parsed.value };
+}
+
+function rejectBody(
+  exchange: HttpExchange,
+  reason: 'too_large' | 'aborted' | 'timeout' | 'invalid_utf8',
+  options: ResolvedOptions,
+): void {
+  if (reason === 'too_large') {
+    reject(exchange, 413, `Payload Too Large: the limit is ${options.maxBodyBytes} bytes`);
+  } else if (reason === 'timeout') {
+    reject(exchange, 408, `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms`);
+  } else if (reason === 'invalid_utf8') {
+    // RFC 8259 section 8.1: JSON exchanged between systems is UTF-8; anything else is not JSON text.
+    reject(exchange, 400, 'Parse error: the body is not valid UTF-8', ErrorCode.ParseError, null);
+  } else {
+    reject(exchange, 400, 'Bad Request: the request body was cut short');
+  }
 }

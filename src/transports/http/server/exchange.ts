@@ -13,7 +13,17 @@ export interface SseSink {
   onclose?: () => void;
 }
 
-export type BodyResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'aborted' };
+export type BodyResult =
+  | { ok: true; text: string }
+  | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'invalid_utf8' };
+
+/** Limits on reading one request body. */
+export interface BodyLimits {
+  /** Larger (declared or actual, chunked or not) is `too_large`, and the rest is never buffered. */
+  readonly maxBytes: number;
+  /** A body still incomplete after this long is `timeout` (a slow or stalled sender holds nothing longer). */
+  readonly timeoutMs: number;
+}
 
 /**
  * One HTTP request/response pair, the only part that differs between node:http and web Request/Response. The
@@ -27,8 +37,8 @@ export interface HttpExchange {
   /** The host from the request URL, used when a runtime's Request carries no Host header. */
   readonly urlHost: string | undefined;
   query(name: string): string | undefined;
-  /** Reads the body up to `maxBytes`; larger (declared or actual, chunked or not) is `too_large`, unread. */
-  readBody(maxBytes: number): Promise<BodyResult>;
+  /** Reads the whole body as UTF-8 text within the limits (RFC 8259: JSON text exchanged is UTF-8). */
+  readBody(limits: BodyLimits): Promise<BodyResult>;
   /** Facts for handlers: headers (built lazily), the auth info a middleware attached, the session. */
   extra(sessionId?: string): MessageExtra;
   /** Sends a complete response; `body`, when given, is JSON text. */

@@ -1,9 +1,10 @@
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
-import type { BodyResult, HttpExchange, SseSink } from './exchange.js';
+import type { BodyLimits, BodyResult, HttpExchange, SseSink } from './exchange.js';
 import { SSE_HEADERS } from './wire.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// fatal: a body that is not UTF-8 is refused, not silently patched with U+FFFD.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 class StreamSseSink implements SseSink {
   onclose?: () => void;
@@ -83,36 +84,34 @@ export class FetchExchange implements HttpExchange {
     return this.#url.searchParams.get(name) ?? undefined;
   }
 
-  async readBody(maxBytes: number): Promise<BodyResult> {
+  async readBody(limits: BodyLimits): Promise<BodyResult> {
     const declared = this.#request.headers.get('content-length');
-    if (declared !== null && Number(declared) > maxBytes) return { ok: false, reason: 'too_large' };
+    if (declared !== null && Number(declared) > limits.maxBytes) return { ok: false, reason: 'too_large' };
     const body = this.#request.body;
     if (!body) return { ok: true, text: '' };
     const reader = body.getReader();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), limits.timeoutMs);
+    });
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
       for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > maxBytes) {
+        const next = await Promise.race([reader.read(), timeout]);
+        if (next === 'timeout' || (!next.done && (size += next.value.byteLength) > limits.maxBytes)) {
           await reader.cancel().catch(() => {});
-          return { ok: false, reason: 'too_large' };
+          return { ok: false, reason: next === 'timeout' ? 'timeout' : 'too_large' };
         }
-        chunks.push(value);
+        if (next.done) break;
+        chunks.push(next.value);
       }
     } catch {
       return { ok: false, reason: 'aborted' };
+    } finally {
+      clearTimeout(timer);
     }
-    if (chunks.length === 1) return { ok: true, text: decoder.decode(chunks[0]) };
-    const joined = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      joined.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return { ok: true, text: decoder.decode(joined) };
+    return decodeUtf8(chunks, size);
   }
 
   extra(sessionId?: string): MessageExtra {
@@ -147,5 +146,22 @@ export class FetchExchange implements HttpExchange {
       },
       { once: true },
     );
+  }
+}
+
+function decodeUtf8(chunks: readonly Uint8Array[], size: number): BodyResult {
+  let bytes = chunks[0] ?? new Uint8Array(0);
+  if (chunks.length > 1) {
+    bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+  }
+  try {
+    return { ok: true, text: decoder.decode(bytes) };
+  } catch {
+    return { ok: false, reason: 'invalid_utf8' };
   }
 }

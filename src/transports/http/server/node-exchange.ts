@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { isUtf8 } from 'node:buffer';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
-import type { BodyResult, HttpExchange, SseSink } from './exchange.js';
+import type { BodyLimits, BodyResult, HttpExchange, SseSink } from './exchange.js';
 import { SSE_HEADERS } from './wire.js';
 
 function toWebHeaders(source: IncomingHttpHeaders): Headers {
@@ -118,42 +119,45 @@ export class NodeExchange implements HttpExchange {
       : (new URLSearchParams(this.#search).get(name) ?? undefined);
   }
 
-  readBody(maxBytes: number): Promise<BodyResult> {
+  readBody(limits: BodyLimits): Promise<BodyResult> {
     const req = this.#req;
     const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > maxBytes) {
+    if (declared !== undefined && Number(declared) > limits.maxBytes) {
       this.#closeAfterResponse = true;
       return Promise.resolve({ ok: false, reason: 'too_large' });
     }
     return new Promise((resolve) => {
-      const chunks: Buffer[] = [];
+      let chunks: Buffer[] = [];
       let size = 0;
       const finish = (result: BodyResult) => {
+        clearTimeout(timer);
         req.off('data', onData);
         req.off('end', onEnd);
         req.off('error', onError);
         req.off('close', onClose);
+        chunks = [];
         resolve(result);
       };
+      const refuse = (reason: 'too_large' | 'timeout') => {
+        // A lying Content-Length, a chunked body past the cap or a body that stalls: stop buffering, discard
+        // the rest, and close the connection once the answer is out.
+        this.#closeAfterResponse = true;
+        finish({ ok: false, reason });
+        req.resume();
+      };
+      const timer = setTimeout(() => refuse('timeout'), limits.timeoutMs);
       const onData = (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBytes) {
-          // A lying Content-Length or a chunked body past the cap: stop buffering, discard the rest, and close
-          // the connection once the 413 is out.
-          this.#closeAfterResponse = true;
-          finish({ ok: false, reason: 'too_large' });
-          req.resume();
-          return;
-        }
+        if (size > limits.maxBytes) return refuse('too_large');
         chunks.push(chunk);
       };
       const onEnd = () => {
         const first = chunks[0];
-        const text =
-          chunks.length === 1 && first
-            ? first.toString('utf8')
-            : Buffer.concat(chunks, size).toString('utf8');
-        finish({ ok: true, text });
+        const bytes = chunks.length === 1 && first ? first : Buffer.concat(chunks, size);
+        // Buffer#toString would silently turn bad bytes into U+FFFD and parse something the client never sent.
+        finish(
+          isUtf8(bytes) ? { ok: true, text: bytes.toString('utf8') } : { ok: false, reason: 'invalid_utf8' },
+        );
       };
       const onError = () => finish({ ok: false, reason: 'aborted' });
       const onClose = () => {

@@ -19,6 +19,11 @@ export interface HttpServerOptions {
   allowedOrigins?: readonly string[] | false;
   /** Largest accepted request body, in bytes (default 4 MiB); larger ones get 413 before any parsing. */
   maxBodyBytes?: number;
+  /**
+   * How long a request body may take to arrive once the headers are in (default 30 s); a body
+   * still incomplete then gets 408 and its connection is closed, so a stalled sender holds no buffer.
+   */
+  bodyTimeoutMs?: number;
   /** Handshake-era sessions live at most this long without traffic (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
   /** Concurrent handshake-era sessions (Streamable HTTP and HTTP+SSE together); past it, 503 (default 1000). */
@@ -42,6 +47,7 @@ export interface ResolvedOptions {
   readonly allowedHosts: HostMatcher | undefined;
   readonly allowedOrigins: OriginMatcher | undefined;
   readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
   readonly sessionIdleTimeoutMs: number;
   readonly maxSessions: number;
   readonly maxEventsPerStream: number;
@@ -53,6 +59,7 @@ export interface ResolvedOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const LOCALHOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names (lowercase, IPv6 in brackets) with optional exact host:port entries. */
@@ -110,6 +117,7 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
             ),
           },
     maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    bodyTimeoutMs: positive(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
     sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, 30 * 60_000),
     maxSessions: positive(options.maxSessions, 1000),
     maxEventsPerStream: positive(options.maxEventsPerStream, 256),
