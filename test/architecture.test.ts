@@ -20,7 +20,7 @@ const allowed: Record<string, string[]> = {
   providers: ['util', 'providers', 'agent/model.js'],
   conformance: ['*'],
   cli: ['*'],
-  'index.ts': ['util', 'jsonrpc', 'mcp'],
+  'index.ts': ['util', 'jsonrpc', 'mcp', 'client', 'server'],
 };
 
 function files(dir: string): string[] {
