@@ -219,7 +219,8 @@ export interface ListPromptsResult extends PaginatedResult {
 
 export interface CallToolResult extends ResultBase {
   content: ContentBlock[];
-  structuredContent?: JSONObject;
+  /** Any JSON value on 2026-07-28; an object on 2025-06-18 and 2025-11-25. */
+  structuredContent?: unknown;
   isError?: boolean;
 }
 

@@ -43,6 +43,19 @@ const INTRODUCED: Record<Kind, Record<string, string>> = {
   },
 };
 
+/** True when absent, or a schema whose root is `type: "object"` (what handshake revisions allow). */
+function isObjectRooted(schema: unknown): boolean {
+  return (
+    schema === undefined ||
+    (typeof schema === 'object' && schema !== null && (schema as JSONObject).type === 'object')
+  );
+}
+
+/** True for a JSON object (structuredContent handshake revisions can carry). */
+export function isPlainObject(value: unknown): value is JSONObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export class RevisionCodec {
   readonly revision: string;
   readonly modern: boolean;
@@ -71,9 +84,13 @@ export class RevisionCodec {
   /** A list item or Implementation with the fields this revision lacks removed (a copy only when needed). */
   shape(kind: Kind, item: JSONObject): JSONObject {
     const dropped = this.#dropped[kind];
-    if (!dropped.some((field) => field in item)) return item;
+    const narrowOutput = kind === 'tool' && !this.modern && !isObjectRooted(item.outputSchema);
+    if (!narrowOutput && !dropped.some((field) => field in item)) return item;
     const copy = { ...item };
     for (const field of dropped) delete copy[field];
+    // 2025-06-18..2025-11-25 restrict outputSchema to `type: "object"`; a tool whose output is any other JSON
+    // value (2026-07-28 server/tools: Structured Content) is listed there without one.
+    if (narrowOutput) delete copy.outputSchema;
     if (
       kind === 'prompt' &&
       Array.isArray(copy.arguments) &&

@@ -12,7 +12,7 @@ import type {
   GetPromptResult,
   JSONObject,
 } from '../mcp/types.js';
-import type { Cache, RevisionCodec } from './codec.js';
+import { type Cache, type RevisionCodec, isPlainObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
 import { type ServerCore, combineCache, completerFor } from './core.js';
 import { InputRequiredSignal } from './input.js';
@@ -155,12 +155,17 @@ function checkToolResult(value: unknown): CallToolResult {
   if (!isObject(value))
     throw new RpcError(McpErrorCode.InternalError, 'tool handler returned no result object');
   const result = value as CallToolResult;
-  if (Array.isArray(result.content)) return result;
-  if (result.structuredContent !== undefined) {
-    // 2025-06-18 server/tools: structured results SHOULD also be serialised into a text block.
-    return { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
-  }
-  throw new RpcError(McpErrorCode.InternalError, 'tool handler returned a result without content');
+  const structured: unknown = result.structuredContent;
+  const content = Array.isArray(result.content) ? result.content : undefined;
+  if (!content && structured === undefined)
+    throw new RpcError(McpErrorCode.InternalError, 'tool handler returned a result without content');
+  // server/tools: structured results SHOULD also be serialised into a text block. A non-object value is dropped
+  // for handshake-era clients, so it always gets one unless the handler wrote text itself.
+  const needsText =
+    structured !== undefined &&
+    (!content || (!isPlainObject(structured) && !content.some((block) => block.type === 'text')));
+  if (!needsText) return result;
+  return { ...result, content: [...(content ?? []), { type: 'text', text: JSON.stringify(structured) }] };
 }
 
 /** A failure inside a handler: protocol errors and MRTR signals pass through, anything else is the tool's error. */
@@ -221,7 +226,11 @@ export async function callTool(
 
 function shapeToolResult(codec: RevisionCodec, result: CallToolResult): JSONObject {
   const content = codec.content(result.content);
-  if (codec.revision >= '2025-06-18') return content === result.content ? result : { ...result, content };
+  const structured = (result as { structuredContent?: unknown }).structuredContent;
+  // structuredContent: any JSON value on 2026-07-28, an object on 2025-06-18..2025-11-25, absent before.
+  const keep =
+    structured === undefined || codec.modern || (codec.revision >= '2025-06-18' && isPlainObject(structured));
+  if (keep) return content === result.content ? result : { ...result, content };
   const { structuredContent: _structured, ...rest } = result;
   return { ...rest, content };
 }

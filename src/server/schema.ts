@@ -55,16 +55,20 @@ function ajvFor(dialect: Dialect): AnyAjv {
   return ajv;
 }
 
+/** The official meta-schema URIs only: any other `$schema` would be a reference ajv cannot (and must not) fetch. */
+const DIALECT_URI = /^https?:\/\/json-schema\.org\/(?:draft\/(2020-12|2019-09)|(draft-07))\/schema#?$/;
+
 function dialectOf(schema: JSONObject): Dialect {
   const declared = schema.$schema;
   if (declared === undefined) return '2020-12';
   if (typeof declared !== 'string') throw new TypeError('$schema must be a string');
-  if (declared.includes('2020-12')) return '2020-12';
-  if (declared.includes('2019-09')) return '2019-09';
-  if (/draft-0[67]/.test(declared)) return 'draft-07';
-  throw new TypeError(
-    `unsupported JSON Schema dialect ${JSON.stringify(declared)} (use 2020-12, 2019-09 or draft-07)`,
-  );
+  const match = DIALECT_URI.exec(declared);
+  if (!match) {
+    throw new TypeError(
+      `unsupported JSON Schema dialect ${JSON.stringify(declared)} (use 2020-12, 2019-09 or draft-07)`,
+    );
+  }
+  return (match[1] ?? match[2]) as Dialect;
 }
 
 export function isStandardSchema(value: unknown): value is StandardSchema {
@@ -142,15 +146,20 @@ function compileJsonSchema(schema: JSONObject): CompiledSchema {
   };
 }
 
+/** Keywords whose values are instance data, not subschemas: a `$ref` inside a default is just data there. */
+const INSTANCE_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Keywords whose values map names to subschemas: a property named `default` is a schema, not data. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
 /** Every `$ref` must resolve inside the schema: a JSON pointer, an `$anchor`, or an embedded `$id`. Nothing is fetched. */
 export function checkLocalRefs(schema: JSONObject): void {
   const refs: string[] = [];
   const anchors = new Set<string>();
   const ids: JSONObject[] = [schema];
   const idNames = new Set<string>();
-  const stack: unknown[] = [schema];
+  const stack: Array<{ node: unknown; names: boolean }> = [{ node: schema, names: false }];
   while (stack.length > 0) {
-    const node = stack.pop();
+    const { node, names } = stack.pop() as { node: unknown; names: boolean };
     if (typeof node !== 'object' || node === null) continue;
     const record = node as JSONObject;
     for (const key of ['$ref', '$dynamicRef'] as const)
@@ -161,7 +170,11 @@ export function checkLocalRefs(schema: JSONObject): void {
       ids.push(record);
       idNames.add(record.$id.replace(/#$/, ''));
     }
-    for (const child of Object.values(record)) stack.push(child);
+    const keyword = !names && !Array.isArray(record);
+    for (const [key, child] of Object.entries(record)) {
+      if (keyword && INSTANCE_KEYWORDS.has(key)) continue;
+      stack.push({ node: child, names: keyword && NAME_MAPS.has(key) });
+    }
   }
   for (const ref of refs) {
     const hash = ref.indexOf('#');
@@ -247,12 +260,10 @@ export function compileSchema(input: SchemaInput, role: 'input' | 'output'): Com
     ? compileStandardSchema(input, role)
     : compileJsonSchema(input as JSONObject);
   const rootType = compiled.jsonSchema.type;
-  // MCP: inputSchema is `type: "object"`; outputSchema describes structuredContent, an object too.
+  // MCP: inputSchema is `type: "object"`. outputSchema may describe any JSON value (2026-07-28 server/tools);
+  // handshake-era codecs list only object-rooted ones.
   if (role === 'input' && rootType !== 'object')
     throw new TypeError('a tool inputSchema must have type "object"');
-  if (role === 'output' && rootType !== undefined && rootType !== 'object') {
-    throw new TypeError('a tool outputSchema must describe an object');
-  }
   return compiled;
 }
 

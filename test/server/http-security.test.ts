@@ -31,6 +31,7 @@ describe('DNS rebinding: Host and Origin allow-lists', () => {
     expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
     expect(JSON.parse(response.body).id).toBeUndefined();
     expect(h.server.calls).toHaveLength(0);
+    await stillServes();
   });
 
   it('refuses a foreign Origin alone (Host is fine) with 403', async () => {
@@ -40,16 +41,39 @@ describe('DNS rebinding: Host and Origin allow-lists', () => {
     });
     expect(response.status).toBe(403);
     expect(h.server.calls).toHaveLength(0);
+    await stillServes();
   });
 
-  it('refuses the literal "null" Origin and an Origin with a path', async () => {
-    for (const origin of ['null', 'http://localhost/evil']) {
+  it('refuses the literal "null" Origin, an Origin with a path, and look-alike hosts', async () => {
+    for (const origin of [
+      'null',
+      'http://localhost/evil',
+      'http://localhost.evil.example',
+      'http://127.0.0.1@evil.example',
+      'http://localhost:80@evil.example',
+      'file://localhost',
+    ]) {
       const response = await raw(h.url, {
         headers: { ...list.headers, origin },
         chunks: [JSON.stringify(list.body)],
       });
       expect(response.status).toBe(403);
     }
+  });
+
+  it('refuses a Host whose port is not a port, or whose name only starts like localhost', async () => {
+    for (const host of [
+      `localhost:${port()}@evil.example`,
+      `localhost.evil.example:${port()}`,
+      'localhost:x',
+    ]) {
+      const response = await raw(h.url, {
+        headers: { ...list.headers, host },
+        chunks: [JSON.stringify(list.body)],
+      });
+      expect(response.status, host).toBe(403);
+    }
+    expect(h.server.calls).toHaveLength(0);
   });
 
   it('accepts localhost, 127.0.0.1 and [::1] with any port, in Host and Origin', async () => {
@@ -170,6 +194,7 @@ describe('malformed input', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: -32600 } });
     expect(h.server.calls).toHaveLength(0);
+    await stillServes();
   });
 
   it('400 with -32600 for a response object sent as a request', async () => {
@@ -177,6 +202,8 @@ describe('malformed input', () => {
     const response = await post(h.url, { jsonrpc: '2.0', id: 1, result: {} }, headers);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: -32600 } });
+    expect(h.server.calls).toHaveLength(0);
+    await stillServes();
   });
 
   it('400 with -32600 for a non-object, a wrong jsonrpc and a null id', async () => {

@@ -1,4 +1,6 @@
 /** Tool schemas: JSON Schema dialects, Standard Schema (zod 4), $ref confinement, depth bounds. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpServer } from '../../src/server/index.js';
@@ -104,6 +106,62 @@ describe('JSON Schema dialects', () => {
     expect(errorText(await call(server, 'refs', { price: { amount: 'x' } }))).toMatch(
       /\/price\/amount must be number/,
     );
+  });
+
+  it('never fetches a $ref, $dynamicRef or $schema that names a URL, even one that would answer', async () => {
+    const hits: string[] = [];
+    const remote = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/schema+json' });
+      res.end(JSON.stringify({ $id: `http://127.0.0.1/${req.url}`, type: 'string' }));
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    try {
+      const server = new McpServer({ name: 's', version: '1' });
+      const refused = [
+        { type: 'object', properties: { a: { $ref: `${base}/a.json` } } },
+        { type: 'object', properties: { a: { $dynamicRef: `${base}/a.json#meta` } } },
+        { $id: `${base}/root.json`, type: 'object', properties: { a: { $ref: 'sibling.json' } } },
+        { $schema: `${base}/draft/2020-12/schema`, type: 'object' },
+        {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: { a: { $ref: `${base}/b` } },
+        },
+      ];
+      for (const [index, inputSchema] of refused.entries()) {
+        expect(
+          () => server.registerTool(`refused${index}`, { inputSchema }, () => ({ content: [] })),
+          index.toString(),
+        ).toThrow(/never fetched|unsupported JSON Schema dialect/);
+        expect(() =>
+          server.registerTool(`out${index}`, { outputSchema: inputSchema }, () => ({ content: [] })),
+        ).toThrow();
+      }
+      // Accepted: a reference to the schema's own $id, and a URL-shaped $ref inside instance data.
+      server.registerTool(
+        'own_id',
+        {
+          inputSchema: {
+            $id: `${base}/root.json`,
+            type: 'object',
+            $defs: { code: { type: 'string', default: { $ref: `${base}/data.json` } } },
+            properties: {
+              code: { $ref: `${base}/root.json#/$defs/code` },
+              default: { $ref: '#/$defs/code' },
+            },
+          },
+        },
+        () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      );
+      expect(errorText(await call(server, 'own_id', { code: 'x', default: 'y' }))).toBe('');
+      expect(errorText(await call(server, 'own_id', { code: 1 }))).toMatch(/\/code must be string/);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(hits).toEqual([]);
+    } finally {
+      await new Promise((resolve) => remote.close(resolve));
+    }
   });
 
   it('survives pathological input against a recursive schema', async () => {

@@ -93,6 +93,51 @@ describe('2026-07-28 _meta and versions', () => {
   });
 });
 
+describe('2026-07-28 result envelope', () => {
+  it('puts resultType and serverInfo in _meta on every result, and caching hints on every list and read', async () => {
+    const server = makeServer();
+    server.registerResource('doc', 'file:///doc.txt', {}, (uri) => ({ contents: [{ uri, text: 'doc' }] }));
+    server.registerResourceTemplate('t', 'file:///t/{id}', {}, (uri) => ({ contents: [{ uri, text: 't' }] }));
+    server.registerPrompt('p', { arguments: [{ name: 'x' }], complete: { x: () => ['y'] } }, () => ({
+      messages: [],
+    }));
+    server.registerTool('ask', {}, async (_args, context) => {
+      await context.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } });
+      return { content: [] };
+    });
+    const calls: Array<[string, Record<string, unknown>, boolean]> = [
+      ['server/discover', {}, true],
+      ['tools/list', {}, true],
+      ['prompts/list', {}, true],
+      ['resources/list', {}, true],
+      ['resources/templates/list', {}, true],
+      ['resources/read', { uri: 'file:///doc.txt' }, true],
+      ['resources/read', { uri: 'file:///t/1' }, true],
+      ['tools/call', { name: 'add', arguments: { a: 1, b: 2 } }, false],
+      ['tools/call', { name: 'add', arguments: { a: 'x' } }, false],
+      ['tools/call', { name: 'ask', arguments: {} }, false],
+      ['prompts/get', { name: 'p' }, false],
+      [
+        'completion/complete',
+        { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'x', value: '' } },
+        false,
+      ],
+    ];
+    for (const [method, params, cacheable] of calls) {
+      const result = await modernResult(server, method, params);
+      expect(result.resultType, method).toMatch(/^(complete|input_required)$/);
+      expect((result._meta as Record<string, unknown>)[SERVER_INFO], method).toEqual({
+        name: 'test-server',
+        version: '1.2.3',
+      });
+      if (cacheable) {
+        expect(Number.isInteger(result.ttlMs) && (result.ttlMs as number) >= 0, method).toBe(true);
+        expect(['public', 'private'], method).toContain(result.cacheScope);
+      }
+    }
+  });
+});
+
 describe('2026-07-28 lists', () => {
   function manyTools(count: number, options: McpServerOptions): McpServer {
     const server = new McpServer({ name: 's', version: '1' }, options);

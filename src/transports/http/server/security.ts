@@ -5,7 +5,10 @@ import type { HeaderReader } from './types.js';
 function hostAllowed(matcher: HostMatcher, host: string): boolean {
   const lower = host.toLowerCase();
   if (matcher.exact.has(lower)) return true;
-  return matcher.anyPort.has(splitHost(lower).hostname);
+  const { hostname, port } = splitHost(lower);
+  // A port is digits and nothing else: 'localhost:80@evil.example' names no localhost.
+  if (port !== undefined && !/^\d{1,5}$/.test(port)) return false;
+  return matcher.anyPort.has(hostname);
 }
 
 function originAllowed(matcher: OriginMatcher, origin: string): boolean {
