@@ -8,17 +8,21 @@ export function createLogisticsServer() {
   server.registerTool(
     'track_shipment',
     {
-      description: 'Track a shipment by tracking number: carrier, where the parcel is and when it will arrive',
+      description:
+        'Track a shipment by tracking number: carrier, where the parcel is and when it will arrive',
       inputSchema: {
         type: 'object',
-        properties: { trackingNumber: { type: 'string', description: 'Carrier tracking number, e.g. SF1001' } },
+        properties: {
+          trackingNumber: { type: 'string', description: 'Carrier tracking number, e.g. SF1001' },
+        },
         required: ['trackingNumber'],
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ trackingNumber }) => {
       const shipment = SHIPMENTS[String(trackingNumber)];
-      if (!shipment) return { content: [{ type: 'text', text: `No shipment ${trackingNumber}.` }], isError: true };
+      if (!shipment)
+        return { content: [{ type: 'text', text: `No shipment ${trackingNumber}.` }], isError: true };
       return { content: [{ type: 'text', text: JSON.stringify(shipment) }], structuredContent: shipment };
     },
   );

@@ -24,7 +24,13 @@ export function createRefundsServer() {
     ({ orderId, reason }) => {
       const order = ORDERS[String(orderId)];
       if (!order) return { content: [{ type: 'text', text: `No order ${orderId}.` }], isError: true };
-      const refund = refunds.get(order.orderId) ?? { refundId: `R-${order.orderId}`, orderId: order.orderId, amount: order.total, reason, status: 'pending' };
+      const refund = refunds.get(order.orderId) ?? {
+        refundId: `R-${order.orderId}`,
+        orderId: order.orderId,
+        amount: order.total,
+        reason,
+        status: 'pending',
+      };
       refunds.set(order.orderId, refund);
       return { content: [{ type: 'text', text: JSON.stringify(refund) }], structuredContent: refund };
     },

@@ -28,7 +28,11 @@ export function createWeatherServer() {
       },
       outputSchema: {
         type: 'object',
-        properties: { location: { type: 'string' }, tempC: { type: 'number' }, condition: { type: 'string' } },
+        properties: {
+          location: { type: 'string' },
+          tempC: { type: 'number' },
+          condition: { type: 'string' },
+        },
         required: ['location', 'tempC', 'condition'],
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -37,8 +41,13 @@ export function createWeatherServer() {
       const weather = CITIES[String(location).trim().toLowerCase()];
       if (!weather) {
         // A tool execution error (isError), not a protocol error: the model can read it and try again.
-        const known = Object.values(CITIES).map((c) => c.location).join(', ');
-        return { content: [{ type: 'text', text: `Unknown city "${location}". Known cities: ${known}.` }], isError: true };
+        const known = Object.values(CITIES)
+          .map((c) => c.location)
+          .join(', ');
+        return {
+          content: [{ type: 'text', text: `Unknown city "${location}". Known cities: ${known}.` }],
+          isError: true,
+        };
       }
       return {
         content: [{ type: 'text', text: `${weather.location}: ${weather.tempC}°C, ${weather.condition}` }],

@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { type ApprovalGateOptions, ApprovalGate } from './approval.js';
 import { type AuditSink, auditMiddleware } from './audit.js';
-import type { AgentEvent, RunResult, RunStopReason, ToolCallRecord } from './events.js';
+import {
+  type AgentEvent,
+  type RunResult,
+  type RunStopReason,
+  type ToolCallRecord,
+  eventStream,
+} from './events.js';
 import type { McpHost } from './host.js';
 import {
   type AgentMiddleware,
@@ -45,7 +51,10 @@ export interface AgentOptions {
   readonly toolChoice?: ToolChoice;
   readonly maxTokens?: number;
   readonly temperature?: number;
-  /** Let servers sample this agent's model (`sampling/createMessage`), each request approved by `approve`. */
+  /**
+   * Let servers sample this agent's model (`sampling/createMessage`), each request approved by `approve`.
+   * Start the host with `offerSampling: true` so the capability is declared to servers.
+   */
   readonly sampling?: SamplingOptions;
 }
 
@@ -61,6 +70,8 @@ export interface RunOptions {
 
 interface RunState {
   readonly runId: string;
+  readonly started: number;
+  step: number;
   readonly signal: AbortSignal;
   readonly emit: (event: AgentEvent) => void;
   readonly messages: ChatMessage[];
@@ -77,7 +88,9 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.gate =
-      options.approval instanceof ApprovalGate ? options.approval : new ApprovalGate(this.announced(options.approval));
+      options.approval instanceof ApprovalGate
+        ? options.approval
+        : new ApprovalGate(this.gateOptions(options.approval));
     const middleware = options.middleware ?? [];
     const modelLayers = middleware.flatMap((m) => (m.model ? [m.model] : [])) as ModelMiddleware[];
     const toolLayers: ToolMiddleware[] = [];
@@ -89,100 +102,96 @@ export class Agent {
     toolLayers.push(this.gate.middleware);
     this.callModel = compose(modelLayers, (context) => this.modelTurn(context));
     this.callTool = compose(toolLayers, (context) => this.executeTool(context));
-    if (options.sampling) options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
+    if (options.sampling)
+      options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
 
   /** Runs one task (or continues a conversation) to an answer. Never throws for tool or model failures. */
   async run(input: string, options: RunOptions = {}): Promise<RunResult> {
-    const started = Date.now();
-    const runId = randomUUID();
-    const signal = options.signal ?? new AbortController().signal;
-    const emit = options.onEvent ?? (() => undefined);
+    const state = this.startRun(input, options);
+    this.emitters.set(state.runId, state.emit);
+    state.emit({ type: 'run_start', runId: state.runId, model: this.options.model.id, input });
+    let ending: RunEnding;
+    try {
+      ending = await this.loop(state, options.maxSteps ?? this.options.maxSteps ?? 10, options.groups);
+    } catch (caught) {
+      if (this.options.throwOnProtocolError && caught instanceof ProtocolFailure && !state.signal.aborted) {
+        throw caught.cause;
+      }
+      const error = {
+        name: (caught as Error)?.name ?? 'Error',
+        message: (caught as Error)?.message ?? String(caught),
+      };
+      ending = state.signal.aborted ? { stopReason: 'cancelled' } : { stopReason: 'error', error };
+    } finally {
+      this.emitters.delete(state.runId);
+    }
+    const answer = ending.answer ?? lastAssistantText(state.messages);
+    if (ending.stopReason === 'answer') state.emit({ type: 'answer', text: answer });
+    const result: RunResult = {
+      runId: state.runId,
+      model: this.options.model.id,
+      answer,
+      stopReason: ending.stopReason,
+      steps: state.step,
+      messages: state.messages,
+      toolCalls: state.records,
+      usage: state.usage,
+      startedAt: new Date(state.started).toISOString(),
+      durationMs: Date.now() - state.started,
+      ...(ending.error ? { error: ending.error } : {}),
+    };
+    state.emit({ type: 'done', result });
+    return result;
+  }
+
+  private startRun(input: string, options: RunOptions): RunState {
     const messages: ChatMessage[] = [...(options.history ?? [])];
     if (this.options.system && !messages.some((m) => m.role === 'system')) {
       messages.unshift({ role: 'system', content: this.options.system });
     }
     messages.push({ role: 'user', content: input });
-    const state: RunState = { runId, signal, emit, messages, records: [], usage: { inputTokens: 0, outputTokens: 0 } };
-    this.emitters.set(runId, emit);
-    emit({ type: 'run_start', runId, model: this.options.model.id, input });
-    const maxSteps = options.maxSteps ?? this.options.maxSteps ?? 10;
-    let stopReason: RunStopReason = 'max_steps';
-    let answer = '';
-    let error: RunResult['error'];
-    let step = 0;
-    try {
-      while (step < maxSteps) {
-        step++;
-        const response = await this.think(state, step, options.groups);
-        if (response.message.toolCalls.length === 0) {
-          answer = response.message.content;
-          stopReason = turnStop(response);
-          break;
-        }
-        await this.act(state, step, response.message.toolCalls);
-        if (signal.aborted) throw signal.reason;
-      }
-      if (stopReason === 'max_steps') answer = lastAssistantText(messages);
-    } catch (caught) {
-      if (signal.aborted) stopReason = 'cancelled';
-      else if (this.options.throwOnProtocolError && caught instanceof ProtocolFailure) throw caught.cause;
-      else {
-        stopReason = 'error';
-        error = { name: (caught as Error)?.name ?? 'Error', message: (caught as Error)?.message ?? String(caught) };
-      }
-      answer = lastAssistantText(messages);
-    } finally {
-      this.emitters.delete(runId);
-    }
-    if (stopReason === 'answer') emit({ type: 'answer', text: answer });
-    const result: RunResult = {
-      runId,
-      model: this.options.model.id,
-      answer,
-      stopReason,
-      steps: step,
+    return {
+      runId: randomUUID(),
+      started: Date.now(),
+      step: 0,
+      signal: options.signal ?? new AbortController().signal,
+      emit: options.onEvent ?? (() => undefined),
       messages,
-      toolCalls: state.records,
-      usage: state.usage,
-      startedAt: new Date(started).toISOString(),
-      durationMs: Date.now() - started,
-      ...(error ? { error } : {}),
+      records: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
     };
-    emit({ type: 'done', result });
-    return result;
+  }
+
+  /** Think, act, observe, until an answer or `maxSteps` turns. */
+  private async loop(
+    state: RunState,
+    maxSteps: number,
+    groups: readonly string[] | undefined,
+  ): Promise<RunEnding> {
+    while (state.step < maxSteps) {
+      state.step++;
+      const response = await this.think(state, state.step, groups);
+      if (response.message.toolCalls.length === 0) {
+        return { stopReason: turnStop(response), answer: response.message.content };
+      }
+      await this.act(state, state.step, response.message.toolCalls);
+      if (state.signal.aborted) throw state.signal.reason;
+    }
+    return { stopReason: 'max_steps' };
   }
 
   /** The same run as an event stream; the last event is `done` with the result. */
-  async *stream(input: string, options: Omit<RunOptions, 'onEvent'> = {}): AsyncGenerator<AgentEvent> {
-    const queue: AgentEvent[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    const running = this.run(input, {
-      ...options,
-      onEvent: (event) => {
-        queue.push(event);
-        wake?.();
-      },
-    }).finally(() => {
-      finished = true;
-      wake?.();
-    });
-    while (true) {
-      const event = queue.shift();
-      if (event) {
-        yield event;
-        continue;
-      }
-      if (finished) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-    await running;
+  stream(input: string, options: Omit<RunOptions, 'onEvent'> = {}): AsyncGenerator<AgentEvent> {
+    return eventStream((onEvent) => this.run(input, { ...options, onEvent }));
   }
 
   /** Frame 5-6: refresh the registry (between turns only), then one model turn through the middleware. */
-  private async think(state: RunState, step: number, groups: readonly string[] | undefined): Promise<ModelResponse> {
+  private async think(
+    state: RunState,
+    step: number,
+    groups: readonly string[] | undefined,
+  ): Promise<ModelResponse> {
     const { host } = this.options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
     const tools = host.registry.definitions(groups);
@@ -220,12 +229,18 @@ export class Agent {
     return response;
   }
 
-  /** Wraps the approver so UIs see an `approval_request` event before the question is asked. */
-  private announced(options: ApprovalGateOptions | undefined): ApprovalGateOptions | undefined {
-    const approver = options?.approver;
-    if (!options || !approver) return options;
+  /**
+   * The gate's options: each server's `approval` key from the host's config unless given, and the approver
+   * wrapped so UIs see an `approval_request` event before the question is asked.
+   */
+  private gateOptions(options: ApprovalGateOptions = {}): ApprovalGateOptions {
+    const servers =
+      options.servers ?? new Map(this.options.host.config.servers.map((s) => [s.name, s.approval]));
+    const approver = options.approver;
+    if (!approver) return { ...options, servers };
     return {
       ...options,
+      servers,
       approver: (request, signal) => {
         this.emitters.get(request.runId)?.({ type: 'approval_request', request });
         return approver(request, signal);
@@ -254,10 +269,23 @@ export class Agent {
 
   private async runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
     const tool = this.options.host.registry.get(call.name);
-    state.emit({ type: 'tool_call', step, call, server: tool?.server ?? null, mcpName: tool?.mcpName ?? null });
+    state.emit({
+      type: 'tool_call',
+      step,
+      call,
+      server: tool?.server ?? null,
+      mcpName: tool?.mcpName ?? null,
+    });
     const startedAt = new Date().toISOString();
     const started = performance.now();
-    const context: ToolContext = { runId: state.runId, step, call, tool, arguments: call.arguments, signal: state.signal };
+    const context: ToolContext = {
+      runId: state.runId,
+      step,
+      call,
+      tool,
+      arguments: call.arguments,
+      signal: state.signal,
+    };
     const outcome = await this.callTool(context);
     const record: ToolCallRecord = {
       id: call.id,
@@ -265,7 +293,7 @@ export class Agent {
       llmName: call.name,
       server: tool?.server ?? null,
       mcpName: tool?.mcpName ?? null,
-      arguments: call.arguments,
+      arguments: outcome.arguments ?? call.arguments,
       status: outcome.status,
       isError: outcome.result.isError === true,
       result: outcome.result,
@@ -284,21 +312,36 @@ export class Agent {
     if (!tool) {
       const known = this.options.host.registry.entries().map((t) => t.llmName);
       const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
-      return { status: 'unknown_tool', result: { content: [{ type: 'text', text }], isError: true }, error: { message: text } };
+      return {
+        status: 'unknown_tool',
+        result: { content: [{ type: 'text', text }], isError: true },
+        error: { message: text },
+      };
     }
     if (call.invalidArguments) {
       const text = `Invalid arguments for ${call.name}: ${call.invalidArguments.error}. Send a JSON object.`;
-      return { status: 'invalid_arguments', result: { content: [{ type: 'text', text }], isError: true }, error: { message: text } };
+      return {
+        status: 'invalid_arguments',
+        result: { content: [{ type: 'text', text }], isError: true },
+        error: { message: text },
+      };
     }
     try {
       const result = await this.options.host.callTool(tool, context.arguments, { signal: context.signal });
-      return { status: 'ok', result };
+      return { status: 'ok', result, arguments: context.arguments };
     } catch (error) {
       const aborted = context.signal.aborted;
       if (this.options.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
-      return failureOutcome(error, tool.server, tool.mcpName, aborted);
+      return { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: context.arguments };
     }
   }
+}
+
+interface RunEnding {
+  readonly stopReason: RunStopReason;
+  /** Undefined: the last text the model produced. */
+  readonly answer?: string;
+  readonly error?: RunResult['error'];
 }
 
 /** Carries a protocol error out of the pipeline when `throwOnProtocolError` is set. */

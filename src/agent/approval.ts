@@ -75,7 +75,8 @@ export class ApprovalGate {
 
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
     const configured = this.configured(tool);
-    if (configured === 'deny') return { decision: 'denied', by: 'config', reason: `${tool.server} config denies it` };
+    if (configured === 'deny')
+      return { decision: 'denied', by: 'config', reason: `${tool.server} config denies it` };
     const prior = this.approved.get(tool.llmName);
     if (prior && prior.fingerprint !== tool.fingerprint) {
       return this.ask(context, tool, 'changed', lineDiff(prior.definition, definitionText(tool)));
@@ -96,7 +97,11 @@ export class ApprovalGate {
   ): Promise<ApprovalRecord> {
     const why = reason === 'changed' ? 'the tool changed since it was approved' : 'approval required';
     if (!this.options.approver) {
-      return { decision: 'denied', by: 'non-interactive', reason: `${why} and no one is there to approve it` };
+      return {
+        decision: 'denied',
+        by: 'non-interactive',
+        reason: `${why} and no one is there to approve it`,
+      };
     }
     const request: ApprovalRequest = {
       runId: context.runId,
@@ -109,11 +114,19 @@ export class ApprovalGate {
     if (answer === 'allow' || answer === 'always') {
       return this.remember(tool, { decision: 'approved', by: 'user' }, answer === 'always');
     }
-    return { decision: 'denied', by: 'user', reason: typeof answer === 'object' ? answer.deny : 'the user said no' };
+    return {
+      decision: 'denied',
+      by: 'user',
+      reason: typeof answer === 'object' ? answer.deny : 'the user said no',
+    };
   }
 
   private remember(tool: RegisteredTool, record: ApprovalRecord, always: boolean): ApprovalRecord {
-    this.approved.set(tool.llmName, { fingerprint: tool.fingerprint, definition: definitionText(tool), always });
+    this.approved.set(tool.llmName, {
+      fingerprint: tool.fingerprint,
+      definition: definitionText(tool),
+      always,
+    });
     return record;
   }
 

@@ -52,9 +52,13 @@ export function auditMiddleware(sink: AuditSink, who: { user: string; model: str
       llmName: context.call.name,
       server: context.tool?.server ?? null,
       tool: context.tool?.mcpName ?? null,
-      arguments: context.arguments,
+      arguments: outcome.arguments ?? context.arguments,
       approval: approval
-        ? { decision: approval.decision, by: approval.by, ...(approval.reason ? { reason: approval.reason } : {}) }
+        ? {
+            decision: approval.decision,
+            by: approval.by,
+            ...(approval.reason ? { reason: approval.reason } : {}),
+          }
         : null,
       status: outcome.status,
       isError: outcome.result.isError === true,

@@ -1,6 +1,7 @@
 /**
  * `mcp.json`: the `mcpServers` format Claude Desktop, Cursor and VS Code already write, plus agentforge's own
- * optional keys per server (`tools.allow`/`tools.deny`, `group`, `timeoutMs`, `approval`, `enabled`, `expose`).
+ * optional keys per server (`tools.allow`/`tools.deny`, `group`, `timeoutMs`, `protocolVersion`, `approval`,
+ * `enabled`, `expose`).
  * Strings may use `${VAR}` (or VS Code's `${env:VAR}`, or `${VAR:-default}`) to pull secrets from the
  * environment. Every error names the file, the server and the key.
  */
@@ -38,6 +39,8 @@ export interface ServerConfig {
   readonly tools: { readonly allow: readonly string[]; readonly deny: readonly string[] };
   readonly groups: readonly string[];
   readonly timeoutMs?: number;
+  /** Pin a protocol revision (e.g. `2025-11-25`): no era probe, no fallback. */
+  readonly protocolVersion?: string;
   readonly approval: ServerApproval;
   readonly enabled: boolean;
   /** Opt-in: offer the server's resources (read) and prompts (get) to the model as tools too. */
@@ -58,7 +61,11 @@ export class ConfigError extends Error {
     readonly key: string | undefined,
     reason: string,
   ) {
-    const where = [source, server === undefined ? '' : `server "${server}"`, key === undefined ? '' : `key "${key}"`]
+    const where = [
+      source,
+      server === undefined ? '' : `server "${server}"`,
+      key === undefined ? '' : `key "${key}"`,
+    ]
       .filter(Boolean)
       .join(', ');
     super(`${where}: ${reason}`);
@@ -77,6 +84,7 @@ const SERVER_KEYS = new Set([
   'tools',
   'group',
   'timeoutMs',
+  'protocolVersion',
   'approval',
   'enabled',
   'expose',
@@ -101,7 +109,8 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   } catch (error) {
     throw new ConfigError(path, undefined, undefined, `cannot read: ${(error as Error).message}`);
   }
-  if (text.length > MAX_CONFIG_BYTES) throw new ConfigError(path, undefined, undefined, 'file is larger than 1 MiB');
+  if (text.length > MAX_CONFIG_BYTES)
+    throw new ConfigError(path, undefined, undefined, 'file is larger than 1 MiB');
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -121,7 +130,8 @@ export function parseConfig(json: unknown, options: ParseConfigOptions = {}): Ho
   const source = options.source ?? 'mcp.json';
   if (!isObject(json)) throw new ConfigError(source, undefined, undefined, 'must be a JSON object');
   const servers = json.mcpServers ?? json.servers;
-  if (!isObject(servers)) throw new ConfigError(source, undefined, 'mcpServers', 'must be an object of servers');
+  if (!isObject(servers))
+    throw new ConfigError(source, undefined, 'mcpServers', 'must be an object of servers');
   const reader = new Reader(source, options.env ?? process.env, options.baseDir ?? process.cwd());
   return { source, servers: Object.entries(servers).map(([name, raw]) => reader.server(name, raw)) };
 }
@@ -139,13 +149,19 @@ class Reader {
     for (const key of Object.keys(raw)) if (!SERVER_KEYS.has(key)) this.fail(name, key, 'unknown key');
     const enabled = this.optional(name, raw, 'enabled', 'boolean') ?? raw.disabled !== true;
     const timeoutMs = this.optional(name, raw, 'timeoutMs', 'number');
-    if (timeoutMs !== undefined && !(timeoutMs > 0)) this.fail(name, 'timeoutMs', 'must be a positive number');
+    const protocolVersion = this.optional(name, raw, 'protocolVersion', 'string');
+    if (protocolVersion !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(protocolVersion)) {
+      this.fail(name, 'protocolVersion', 'must be a revision date such as 2025-11-25');
+    }
+    if (timeoutMs !== undefined && !(timeoutMs > 0))
+      this.fail(name, 'timeoutMs', 'must be a positive number');
     return {
       name,
       target: this.target(name, raw),
       tools: this.tools(name, raw.tools),
       groups: this.groups(name, raw.group),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(protocolVersion === undefined ? {} : { protocolVersion }),
       approval: this.approval(name, raw.approval),
       enabled,
       expose: this.expose(name, raw.expose),
@@ -164,7 +180,8 @@ class Reader {
       const args = this.strings(name, 'args', raw.args ?? []);
       const env = raw.env === undefined ? undefined : this.record(name, 'env', raw.env);
       const cwdRaw = this.optional(name, raw, 'cwd', 'string');
-      const cwd = cwdRaw === undefined ? undefined : resolve(this.baseDir, this.interpolate(name, 'cwd', cwdRaw));
+      const cwd =
+        cwdRaw === undefined ? undefined : resolve(this.baseDir, this.interpolate(name, 'cwd', cwdRaw));
       return {
         kind: 'stdio',
         command,
@@ -173,7 +190,8 @@ class Reader {
         ...(cwd === undefined ? {} : { cwd }),
       };
     }
-    if (raw.command !== undefined) this.fail(name, 'command', `a ${type ?? 'URL'} server takes "url", not "command"`);
+    if (raw.command !== undefined)
+      this.fail(name, 'command', `a ${type ?? 'URL'} server takes "url", not "command"`);
     const url = this.string(name, 'url', raw.url);
     let parsed: URL;
     try {
@@ -181,7 +199,8 @@ class Reader {
     } catch {
       this.fail(name, 'url', `not a valid URL: ${url}`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') this.fail(name, 'url', 'must be http(s)');
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      this.fail(name, 'url', 'must be http(s)');
     const headers = raw.headers === undefined ? {} : this.record(name, 'headers', raw.headers);
     const mode: HttpTransportMode = type === 'sse' ? 'sse' : type === undefined ? 'auto' : 'streamable-http';
     return { kind: 'http', url: parsed.href, headers, mode };
@@ -208,7 +227,8 @@ class Reader {
   private approval(name: string, raw: unknown): ServerApproval {
     if (raw === undefined) return 'ask';
     if (raw === 'ask' || raw === 'auto' || raw === 'deny') return raw;
-    if (!isObject(raw)) this.fail(name, 'approval', 'must be "ask", "auto", "deny" or { "auto": [globs], "deny": [globs] }');
+    if (!isObject(raw))
+      this.fail(name, 'approval', 'must be "ask", "auto", "deny" or { "auto": [globs], "deny": [globs] }');
     for (const key of Object.keys(raw)) {
       if (key !== 'auto' && key !== 'deny') this.fail(name, `approval.${key}`, 'unknown key');
     }

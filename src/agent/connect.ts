@@ -4,27 +4,31 @@
  * describes) as the config's `type` says. List-changed notifications and the connection closing are passed
  * to the host, which applies them between turns.
  */
-import { McpClient } from '../client/index.js';
+import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
 
 const CLIENT_INFO = { name: 'agentforge', version: '0.1.0' };
-const FORWARDED: readonly ClientEvent[] = ['toolsListChanged', 'resourcesListChanged', 'promptsListChanged', 'close'];
+const FORWARDED: readonly ClientEvent[] = [
+  'toolsListChanged',
+  'resourcesListChanged',
+  'promptsListChanged',
+  'close',
+];
 
 export const mcpClientConnector: Connector = async (config: ServerConfig, context: ConnectContext) => {
   const { target } = config;
-  const handlers = {
-    ...(context.handlers.elicitation
-      ? { elicitation: (params: any, input: { signal: AbortSignal }) => context.handlers.elicitation!(params, input.signal) }
-      : {}),
-    ...(context.handlers.sampling
-      ? { sampling: (params: any, input: { signal: AbortSignal }) => context.handlers.sampling!(params, input.signal) }
-      : {}),
+  const { elicitation, sampling } = context.handlers;
+  // Only what the host can answer is declared: the client derives its capabilities from these handlers.
+  const handlers: ClientHandlers = {
+    ...(elicitation ? { elicitation: (params, input) => elicitation(params, input.signal) } : {}),
+    ...(sampling ? { sampling: (params, input) => sampling(params, input.signal) } : {}),
   };
-  const options = {
+  const options: ClientOptions = {
     clientInfo: CLIENT_INFO,
     handlers,
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+    ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),
   };
   const client =
@@ -49,10 +53,15 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
   if (client.era === 'stateless') {
     const filter = {
       ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
-      ...(capabilities.resources?.listChanged && config.expose.resources ? { resourcesListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged && config.expose.resources
+        ? { resourcesListChanged: true }
+        : {}),
       ...(capabilities.prompts?.listChanged && config.expose.prompts ? { promptsListChanged: true } : {}),
     };
-    if (Object.keys(filter).length > 0) await client.subscribe(filter, () => undefined);
+    if (Object.keys(filter).length > 0) {
+      // Best effort: without the stream the server still works, its lists just refresh on reconnection.
+      await client.subscribe(filter, () => undefined).catch(() => undefined);
+    }
   }
   return client;
 };

@@ -30,6 +30,13 @@ const STOP_WORDS = new Set(
   ),
 );
 
+/** Verbs that say how, not what: `request_refund` is about refunds, `track_shipment` about shipments. */
+const GENERIC_VERBS = new Set(
+  'add create delete fetch find lookup look make query read remove request run search send set start track update'.split(
+    ' ',
+  ),
+);
+
 export class DemoModel implements ChatModel {
   readonly id = DEMO_MODEL_ID;
   private calls = 0;
@@ -65,7 +72,9 @@ export class DemoModel implements ChatModel {
     const out: ToolCall[] = [];
     for (const tool of tools) {
       // Every word of the tool's own name (after the server prefix) must occur in the task.
-      const nameWords = wordsOf(toolPart(tool.name).replace(/[_-]/g, ' '));
+      const nameWords = new Set(
+        [...wordsOf(toolPart(tool.name).replace(/[_-]/g, ' '))].filter((w) => !GENERIC_VERBS.has(w)),
+      );
       if (nameWords.size === 0 || ![...nameWords].every((w) => words.has(w))) continue;
       const args = fillFromTask(task, tool.inputSchema);
       if (args) out.push(this.call(tool.name, args));
@@ -120,11 +129,16 @@ function wordsOf(text: string): Set<string> {
 }
 
 function requiredOf(schema: Readonly<Record<string, unknown>>): string[] {
-  return Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
+  return Array.isArray(schema.required)
+    ? schema.required.filter((r): r is string => typeof r === 'string')
+    : [];
 }
 
 /** Fills every required argument from the task text, or returns undefined when one cannot be filled. */
-function fillFromTask(task: string, schema: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+function fillFromTask(
+  task: string,
+  schema: Readonly<Record<string, unknown>>,
+): Record<string, unknown> | undefined {
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown }>;
   const args: Record<string, unknown> = {};
   for (const name of requiredOf(schema)) {
@@ -194,7 +208,10 @@ function resultsSinceTask(messages: readonly ChatMessage[]): ToolResultView[] {
       ? [
           {
             name: m.name,
-            text: typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n'),
+            text:
+              typeof m.content === 'string'
+                ? m.content
+                : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n'),
             isError: m.isError === true,
           },
         ]
@@ -210,6 +227,8 @@ function answer(results: readonly ToolResultView[]): string {
   if (results.length === 0) {
     return `[${DEMO_MODEL_LABEL}] No tool matched the task, so there is nothing to report. Set AGENTFORGE_MODEL for a real model.`;
   }
-  const lines = results.map((r) => `- ${r.name}${r.isError ? ' (error)' : ''}: ${r.text.replace(/\s+/g, ' ').trim()}`);
+  const lines = results.map(
+    (r) => `- ${r.name}${r.isError ? ' (error)' : ''}: ${r.text.replace(/\s+/g, ' ').trim()}`,
+  );
   return `[${DEMO_MODEL_LABEL}] The tools returned:\n${lines.join('\n')}`;
 }

@@ -17,6 +17,7 @@ export interface ToolCallRecord {
   /** Null when the model named a tool that does not exist. */
   readonly server: string | null;
   readonly mcpName: string | null;
+  /** The arguments sent to the server (after middleware); the model's own when no call was made. */
   readonly arguments: Record<string, unknown>;
   readonly status: ToolStatus;
   /** True when the model received an error result (server `isError`, denial, failure). */
@@ -53,12 +54,50 @@ export interface RunResult {
 
 export type AgentEvent =
   | { readonly type: 'run_start'; readonly runId: string; readonly model: string; readonly input: string }
-  | { readonly type: 'registry'; readonly step: number; readonly tools: readonly string[]; readonly change?: RegistryChange }
+  | {
+      readonly type: 'registry';
+      readonly step: number;
+      readonly tools: readonly string[];
+      readonly change?: RegistryChange;
+    }
   | { readonly type: 'model_start'; readonly step: number }
   | { readonly type: 'text_delta'; readonly step: number; readonly text: string }
   | { readonly type: 'model_end'; readonly step: number; readonly response: ModelResponse }
-  | { readonly type: 'tool_call'; readonly step: number; readonly call: ToolCall; readonly server: string | null; readonly mcpName: string | null }
+  | {
+      readonly type: 'tool_call';
+      readonly step: number;
+      readonly call: ToolCall;
+      readonly server: string | null;
+      readonly mcpName: string | null;
+    }
   | { readonly type: 'approval_request'; readonly request: ApprovalRequest }
   | { readonly type: 'tool_result'; readonly record: ToolCallRecord }
   | { readonly type: 'answer'; readonly text: string }
   | { readonly type: 'done'; readonly result: RunResult };
+
+/** Turns a callback-driven producer into an async iterable of its events (for `for await` UIs). */
+export async function* eventStream<E>(
+  produce: (onEvent: (event: E) => void) => Promise<unknown>,
+): AsyncGenerator<E> {
+  const queue: E[] = [];
+  let wake: (() => void) | undefined;
+  let finished = false;
+  const running = produce((event) => {
+    queue.push(event);
+    wake?.();
+  }).finally(() => {
+    finished = true;
+    wake?.();
+  });
+  for (;;) {
+    const event = queue.shift();
+    if (event !== undefined) {
+      yield event;
+      continue;
+    }
+    if (finished) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+  }
+  await running;
+}

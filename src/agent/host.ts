@@ -25,14 +25,23 @@ import { type RegisteredTool, type RegistryChange, ToolRegistry } from './regist
 import { type RetryPolicy, ServerSlot, type ServerState, type ServerStatus } from './server-slot.js';
 
 export type HostEvent =
-  | { readonly type: 'server_state'; readonly server: string; readonly state: ServerState; readonly error?: string }
+  | {
+      readonly type: 'server_state';
+      readonly server: string;
+      readonly state: ServerState;
+      readonly error?: string;
+    }
   | { readonly type: 'list_changed'; readonly server: string; readonly list: ClientEvent }
   | { readonly type: 'registry_changed'; readonly change: RegistryChange };
 
 /** Server-initiated requests, with the server that sent them. */
 export interface HostRequestHandlers {
   elicitation?(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
-  sampling?(server: string, params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult>;
+  sampling?(
+    server: string,
+    params: CreateMessageRequestParams,
+    signal: AbortSignal,
+  ): Promise<CreateMessageResult>;
 }
 
 export interface HostOptions {
@@ -76,7 +85,6 @@ export class McpHost {
     if (options.onEvent) this.listeners.add(options.onEvent);
     const slotOptions = {
       connector: options.connector ?? mcpClientConnector,
-      handlers: this.slotHandlers.bind(this),
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
       retry: { maxAttempts: options.retry?.maxAttempts ?? 3, backoffMs: options.retry?.backoffMs ?? 500 },
       reconnect: options.reconnect ?? true,
@@ -84,12 +92,15 @@ export class McpHost {
       onChange: (slot: ServerSlot, what: 'state' | ClientEvent) => this.onSlotChange(slot, what),
     };
     for (const server of config.servers) {
-      this.slots.set(server.name, new ServerSlot(server, { ...slotOptions, handlers: slotOptions.handlers(server.name) }));
+      this.slots.set(
+        server.name,
+        new ServerSlot(server, { ...slotOptions, handlers: this.slotHandlers(server.name) }),
+      );
     }
   }
 
   /** Connects every enabled server concurrently and builds the registry from those ready in time. */
-  static async start(config: HostConfig, options: HostOptions): Promise<McpHost> {
+  static async start(config: HostConfig, options: HostOptions = {}): Promise<McpHost> {
     const host = new McpHost(config, options);
     const all = Promise.all([...host.slots.values()].map((slot) => slot.start()));
     const waitMs = options.startupTimeoutMs ?? options.connectTimeoutMs ?? 30_000;
@@ -126,7 +137,10 @@ export class McpHost {
 
   /** True when a notification or a server coming or going awaits `refresh()`. */
   get refreshPending(): boolean {
-    return this.registryStale || [...this.slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts);
+    return (
+      this.registryStale ||
+      [...this.slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts)
+    );
   }
 
   /** Applies pending list changes to the registry (seed frame 10). Call between turns. */
@@ -138,9 +152,11 @@ export class McpHost {
   }
 
   private async doRefresh(signal?: AbortSignal): Promise<RegistryChange> {
-    const refreshed = await Promise.all([...this.slots.values()].map((slot) => slot.refreshLists(signal)));
-    if (!this.registryStale && !refreshed.some(Boolean)) return { added: [], removed: [], changed: [] };
+    // Cleared before the awaits: a server coming or going meanwhile marks the registry stale again.
+    const stale = this.registryStale;
     this.registryStale = false;
+    const refreshed = await Promise.all([...this.slots.values()].map((slot) => slot.refreshLists(signal)));
+    if (!stale && !refreshed.some(Boolean)) return { added: [], removed: [], changed: [] };
     const ready = [...this.slots.values()].filter((slot) => slot.state === 'ready');
     const change = this.registry.update(ready.map((slot) => slot.snapshot()));
     if (change.added.length + change.removed.length + change.changed.length > 0) {
@@ -158,7 +174,10 @@ export class McpHost {
     const slot = this.slots.get(tool.server);
     const client = slot?.client;
     if (!slot || !client) {
-      throw new LocalError('not_connected', `server ${tool.server} is not connected (${slot?.state ?? 'unknown'})`);
+      throw new LocalError(
+        'not_connected',
+        `server ${tool.server} is not connected (${slot?.state ?? 'unknown'})`,
+      );
     }
     const signal = options.signal;
     if (tool.kind === 'resource') {
@@ -182,7 +201,10 @@ export class McpHost {
   /** Resources of every ready server (or one), with the server that has them. */
   async listResources(server?: string): Promise<Array<{ server: string; resource: Resource }>> {
     return this.fromServers(server, 'resources', async (slot, client) =>
-      (slot.resources ?? (await client.listResources())).map((resource) => ({ server: slot.config.name, resource })),
+      (slot.resources ?? (await client.listResources())).map((resource) => ({
+        server: slot.config.name,
+        resource,
+      })),
     );
   }
 
@@ -214,12 +236,16 @@ export class McpHost {
     capability: 'resources' | 'prompts',
     list: (slot: ServerSlot, client: HostClient) => Promise<T[]>,
   ): Promise<T[]> {
-    const slots = server === undefined ? [...this.slots.values()] : [this.slots.get(server)].filter((s) => s !== undefined);
+    const slots =
+      server === undefined
+        ? [...this.slots.values()]
+        : [this.slots.get(server)].filter((s) => s !== undefined);
     if (server !== undefined && slots.length === 0) throw new Error(`no server named ${server}`);
     const lists = await Promise.all(
       slots.map((slot) => {
         const client = slot.client;
-        if (!client || slot.state !== 'ready' || client.serverCapabilities?.[capability] === undefined) return Promise.resolve([] as T[]);
+        if (!client || slot.state !== 'ready' || client.serverCapabilities?.[capability] === undefined)
+          return Promise.resolve([] as T[]);
         return list(slot, client).catch(() => [] as T[]);
       }),
     );
@@ -229,7 +255,8 @@ export class McpHost {
   private requireClient(server: string): HostClient {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no server named ${server}`);
-    if (!slot.client) throw new LocalError('not_connected', `server ${server} is not connected (${slot.state})`);
+    if (!slot.client)
+      throw new LocalError('not_connected', `server ${server} is not connected (${slot.state})`);
     return slot.client;
   }
 
@@ -254,7 +281,12 @@ export class McpHost {
     if (what === 'state') {
       // A server that became ready, failed or closed changes which tools exist.
       this.registryStale = true;
-      this.emit({ type: 'server_state', server, state: slot.state, ...(slot.error ? { error: slot.error } : {}) });
+      this.emit({
+        type: 'server_state',
+        server,
+        state: slot.state,
+        ...(slot.error ? { error: slot.error } : {}),
+      });
     } else {
       this.emit({ type: 'list_changed', server, list: what });
     }
@@ -273,7 +305,9 @@ export class McpHost {
 
 function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || value === null) return {};
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
 }
 
 function promptAsContent(prompt: GetPromptResult): CallToolResult['content'] {

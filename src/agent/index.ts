@@ -15,7 +15,13 @@ export {
   parseApprovalPolicy,
 } from './approval.js';
 export { type AuditEntry, type AuditSink, auditMiddleware, fileAuditSink } from './audit.js';
-export type { ClientEvent, ConnectContext, Connector, HostClient, ServerRequestHandlers } from './client-surface.js';
+export type {
+  ClientEvent,
+  ConnectContext,
+  Connector,
+  HostClient,
+  ServerRequestHandlers,
+} from './client-surface.js';
 export {
   type HostConfig,
   type HttpTransportMode,
@@ -30,7 +36,13 @@ export {
 } from './config.js';
 export { mcpClientConnector } from './connect.js';
 export { DEMO_MODEL_ID, DEMO_MODEL_LABEL, DemoModel } from './demo-model.js';
-export type { AgentEvent, RunResult, RunStopReason, ToolCallRecord } from './events.js';
+export {
+  type AgentEvent,
+  type RunResult,
+  type RunStopReason,
+  type ToolCallRecord,
+  eventStream,
+} from './events.js';
 export { globToRegExp } from './glob.js';
 export { type HostEvent, type HostOptions, type HostRequestHandlers, McpHost } from './host.js';
 export {

@@ -66,13 +66,21 @@ export interface ToolContext {
  * How a call ended: `ok` (the server answered, maybe with `isError`), `denied`, `unknown_tool`,
  * `invalid_arguments`, `protocol_error` (a JSON-RPC error or a transport failure), `cancelled`.
  */
-export type ToolStatus = 'ok' | 'denied' | 'unknown_tool' | 'invalid_arguments' | 'protocol_error' | 'cancelled';
+export type ToolStatus =
+  | 'ok'
+  | 'denied'
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'protocol_error'
+  | 'cancelled';
 
 export interface ToolOutcome {
   readonly status: ToolStatus;
   /** The server's result (status `ok`), or a synthetic one explaining the failure to the model. */
   readonly result: CallToolResult;
   readonly approval?: ApprovalRecord;
+  /** The arguments the server received (after middleware), when the call was made. */
+  readonly arguments?: Record<string, unknown>;
   /** The failure behind a non-`ok` status. */
   readonly error?: { readonly message: string; readonly code?: number | string };
 }
@@ -87,7 +95,9 @@ export interface AgentMiddleware {
 
 /** A before-hook: return a new context to modify the call, an outcome to short-circuit it, or nothing. */
 export function beforeTool(
-  hook: (context: ToolContext) => ToolContext | ToolOutcome | undefined | Promise<ToolContext | ToolOutcome | undefined>,
+  hook: (
+    context: ToolContext,
+  ) => ToolContext | ToolOutcome | undefined | Promise<ToolContext | ToolOutcome | undefined>,
 ): AgentMiddleware {
   return {
     tool: async (context, next) => {
@@ -100,7 +110,10 @@ export function beforeTool(
 
 /** An after-hook: may replace the outcome (redact, annotate). */
 export function afterTool(
-  hook: (context: ToolContext, outcome: ToolOutcome) => ToolOutcome | undefined | Promise<ToolOutcome | undefined>,
+  hook: (
+    context: ToolContext,
+    outcome: ToolOutcome,
+  ) => ToolOutcome | undefined | Promise<ToolOutcome | undefined>,
 ): AgentMiddleware {
   return {
     tool: async (context, next) => {
@@ -117,7 +130,10 @@ export function beforeModel(
 }
 
 export function afterModel(
-  hook: (context: ModelContext, response: ModelResponse) => ModelResponse | undefined | Promise<ModelResponse | undefined>,
+  hook: (
+    context: ModelContext,
+    response: ModelResponse,
+  ) => ModelResponse | undefined | Promise<ModelResponse | undefined>,
 ): AgentMiddleware {
   return {
     model: async (context, next) => {

@@ -93,7 +93,9 @@ export class ToolRegistry {
   active(groups?: readonly string[]): RegisteredTool[] {
     if (groups === undefined) return this.entries();
     const wanted = new Set(groups);
-    return this.entries().filter((entry) => entry.groups.length === 0 || entry.groups.some((g) => wanted.has(g)));
+    return this.entries().filter(
+      (entry) => entry.groups.length === 0 || entry.groups.some((g) => wanted.has(g)),
+    );
   }
 
   /** Rebuilds from the servers' current lists. Names already handed out stay with their tool. */
@@ -156,14 +158,19 @@ function candidatesOf(snapshot: ServerSnapshot): Candidate[] {
       }),
     });
   }
-  if (config.expose.resources && snapshot.resources) out.push(resourceReader(server, groups, snapshot.resources));
+  if (config.expose.resources && snapshot.resources)
+    out.push(resourceReader(server, groups, snapshot.resources));
   if (config.expose.prompts && snapshot.prompts) out.push(promptGetter(server, groups, snapshot.prompts));
   return out;
 }
 
 const MAX_LISTED = 50;
 
-function resourceReader(server: string, groups: readonly string[], resources: readonly Resource[]): Candidate {
+function resourceReader(
+  server: string,
+  groups: readonly string[],
+  resources: readonly Resource[],
+): Candidate {
   const listed = resources
     .slice(0, MAX_LISTED)
     .map((r) => `- ${r.uri}${r.description ? `: ${r.description}` : r.name ? ` (${r.name})` : ''}`);

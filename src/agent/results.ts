@@ -27,7 +27,8 @@ export function toResultParts(result: CallToolResult, limits: ResultLimits = {})
   if (result.structuredContent !== undefined && !parts.some((part) => part.type === 'text')) {
     parts.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   }
-  if (parts.length === 0) parts.push({ type: 'text', text: result.isError ? 'Tool failed (no details).' : '(empty result)' });
+  if (parts.length === 0)
+    parts.push({ type: 'text', text: result.isError ? 'Tool failed (no details).' : '(empty result)' });
   return truncateText(parts, limits.maxTextChars ?? DEFAULT_MAX_TEXT);
 }
 
@@ -44,7 +45,10 @@ function blockToPart(block: ContentBlock, maxImage: number): ContentPart {
       if (typeof block.data === 'string' && block.data.length <= maxImage) {
         return { type: 'image', data: block.data, mimeType: block.mimeType };
       }
-      return { type: 'text', text: `[image ${block.mimeType}, ${approxBytes(block.data)} bytes, too large to show]` };
+      return {
+        type: 'text',
+        text: `[image ${block.mimeType}, ${approxBytes(block.data)} bytes, too large to show]`,
+      };
     case 'audio':
       return { type: 'text', text: `[audio ${block.mimeType}, ${approxBytes(block.data)} bytes]` };
     case 'resource': {
@@ -53,14 +57,20 @@ function blockToPart(block: ContentBlock, maxImage: number): ContentPart {
         return { type: 'text', text: `[resource ${resource.uri}]\n${resource.text}` };
       }
       const size = 'blob' in resource ? approxBytes(resource.blob) : 0;
-      return { type: 'text', text: `[resource ${resource.uri} ${resource.mimeType ?? 'binary'}, ${size} bytes]` };
+      return {
+        type: 'text',
+        text: `[resource ${resource.uri} ${resource.mimeType ?? 'binary'}, ${size} bytes]`,
+      };
     }
     case 'resource_link': {
       const about = block.description ? `: ${block.description}` : '';
       return { type: 'text', text: `[resource link ${block.uri} (${block.name})${about}]` };
     }
     default:
-      return { type: 'text', text: `[unsupported content ${JSON.stringify((block as { type?: unknown })?.type)}]` };
+      return {
+        type: 'text',
+        text: `[unsupported content ${JSON.stringify((block as { type?: unknown })?.type)}]`,
+      };
   }
 }
 
@@ -89,7 +99,12 @@ export function truncateText(parts: ContentPart[], max: number): ContentPart[] {
 }
 
 /** A thrown failure of `tools/call` as a result the model can read (and a status for the transcript). */
-export function failureOutcome(error: unknown, server: string, mcpName: string, aborted: boolean): ToolOutcome {
+export function failureOutcome(
+  error: unknown,
+  server: string,
+  mcpName: string,
+  aborted: boolean,
+): ToolOutcome {
   const status: ToolStatus = aborted ? 'cancelled' : 'protocol_error';
   let detail: string;
   let code: number | string | undefined;

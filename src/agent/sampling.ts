@@ -7,7 +7,11 @@ import type { ChatMessage, ChatModel, ContentPart } from './model.js';
 
 export interface SamplingOptions {
   /** Decides whether `server` may use the model for this request. */
-  readonly approve: (server: string, params: CreateMessageRequestParams, signal: AbortSignal) => Promise<boolean>;
+  readonly approve: (
+    server: string,
+    params: CreateMessageRequestParams,
+    signal: AbortSignal,
+  ) => Promise<boolean>;
   /** Upper bound on `maxTokens` a server may ask for. Default 4096. */
   readonly maxTokens?: number;
 }

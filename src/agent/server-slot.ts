@@ -146,13 +146,18 @@ export class ServerSlot {
     const abortAttempt = () => attempt.abort(this.shutdown.signal.reason);
     this.shutdown.signal.addEventListener('abort', abortAttempt, { once: true });
     const timer = setTimeout(
-      () => attempt.abort(new LocalError('timeout', `no connection within ${this.options.connectTimeoutMs} ms`)),
+      () =>
+        attempt.abort(new LocalError('timeout', `no connection within ${this.options.connectTimeoutMs} ms`)),
       this.options.connectTimeoutMs,
     );
     let client: HostClient | undefined;
     const onEvent = (event: ClientEvent) => this.onClientEvent(client, event);
     try {
-      const opening = this.options.connector(this.config, { handlers: this.options.handlers, onEvent, signal: attempt.signal });
+      const opening = this.options.connector(this.config, {
+        handlers: this.options.handlers,
+        onEvent,
+        signal: attempt.signal,
+      });
       // A connection that lands after the timeout is closed, never leaked.
       opening.then(
         (late) => {
@@ -161,7 +166,10 @@ export class ServerSlot {
         () => undefined,
       );
       client = await raceAbort(opening, attempt.signal);
-      await raceAbort(this.fetchLists(client, { tools: true, resources: true, prompts: true }, attempt.signal), attempt.signal);
+      await raceAbort(
+        this.fetchLists(client, { tools: true, resources: true, prompts: true }, attempt.signal),
+        attempt.signal,
+      );
       this.client = client;
     } catch (error) {
       await client?.close().catch(() => undefined);

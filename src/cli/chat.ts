@@ -5,7 +5,6 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
-import { serverApprovals } from './run.js';
 import { UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
@@ -27,6 +26,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
   const host = await openHost(values.config, {
     logger: stderrLogger(values.verbose),
     handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
+    offerSampling: true,
   });
   try {
     const agent = new Agent({
@@ -35,10 +35,10 @@ export async function chatCommand(argv: string[]): Promise<number> {
       ...(values.system ? { system: values.system } : {}),
       approval: {
         policy: parseApprovalPolicy(values.approve),
-        servers: serverApprovals(host),
         approver: (request, signal) => terminal.approve(request, signal),
       },
       ...(values.audit ? { audit: { sink: fileAuditSink(values.audit) } } : {}),
+      sampling: { approve: (server, params, signal) => terminal.approveSampling(server, params, signal) },
     });
     terminal.write(`model ${chosen.model.id}\n${describeServers(host).join('\n')}\n`);
     terminal.write('type a message; /tools lists tools, /reset forgets the conversation, /exit quits\n');
@@ -94,7 +94,8 @@ async function turn(
         if (line && event.type !== 'model_start') terminal.write(`  · ${line}\n`);
       },
     });
-    if (result.stopReason !== 'answer') terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
+    if (result.stopReason !== 'answer')
+      terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
     return result.messages;
   } finally {
     process.off('SIGINT', onSigint);

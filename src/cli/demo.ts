@@ -13,12 +13,12 @@ import { parseConfig } from '../agent/config.js';
 import { DEMO_MODEL_LABEL } from '../agent/demo-model.js';
 import { McpHost } from '../agent/host.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
-import { serverApprovals } from './run.js';
 import { chooseModel, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
-export const DEMO_TASK = 'Where is my order 12345 and when will it arrive? Also, what is the weather in Hangzhou today?';
+export const DEMO_TASK =
+  'Where is my order 12345 and when will it arrive? Also, what is the weather in Hangzhou today?';
 
 const OPTIONS = {
   model: { type: 'string', short: 'm' },
@@ -34,7 +34,9 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const label = chosen.source === 'demo' ? `${chosen.model.id}: ${DEMO_MODEL_LABEL}` : chosen.model.id;
   out(`agentforge demo — model ${label}${chosen.source === 'ollama' ? ' (local Ollama)' : ''}`);
   if (chosen.source === 'demo') {
-    out('  No model configured (AGENTFORGE_MODEL / --model) and no local Ollama answered: the OFFLINE DEMO MODEL');
+    out(
+      '  No model configured (AGENTFORGE_MODEL / --model) and no local Ollama answered: the OFFLINE DEMO MODEL',
+    );
     out('  drives the loop. It picks tools by matching words of the task; it is not an LLM.');
   }
   const httpServers: ChildProcess[] = [];
@@ -59,7 +61,6 @@ export async function demoCommand(argv: string[]): Promise<number> {
       system: 'You are a customer-service agent. Use the tools to answer; be brief.',
       approval: {
         policy: parseApprovalPolicy(values.approve),
-        servers: serverApprovals(host),
         ...(terminal ? { approver: (request, signal) => terminal.approve(request, signal) } : {}),
       },
     });
@@ -69,7 +70,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
         if (line) out(line);
       },
     });
-    if (result.stopReason !== 'answer') out(`[frame 9] run ended: ${result.stopReason} ${result.error?.message ?? ''}`);
+    if (result.stopReason !== 'answer')
+      out(`[frame 9] run ended: ${result.stopReason} ${result.error?.message ?? ''}`);
     out('[frame 11] closing: stdio servers get stdin closed (then SIGTERM, SIGKILL); HTTP servers stop');
     return result.stopReason === 'answer' ? 0 : 1;
   } finally {
@@ -85,7 +87,12 @@ function demoConfig(ordersUrl: string, refundsUrl: string) {
     mcpServers: {
       weather: { command: node, args: [`${EXAMPLES}weather/server.mjs`], approval: 'auto' },
       orders: { url: ordersUrl, type: 'http', approval: 'auto', group: 'support' },
-      logistics: { command: node, args: [`${EXAMPLES}customer-service/logistics.mjs`], approval: 'auto', group: 'support' },
+      logistics: {
+        command: node,
+        args: [`${EXAMPLES}customer-service/logistics.mjs`],
+        approval: 'auto',
+        group: 'support',
+      },
       // Refunds move money: every call is asked about (and denied when no one is at the terminal).
       refunds: { url: refundsUrl, type: 'http', approval: 'ask', group: 'support' },
     },
@@ -122,8 +129,12 @@ export function readUrl(child: ChildProcess, what: string, timeoutMs = 10_000): 
         finish(error as Error);
       }
     };
-    const onExit = (code: number | null) => finish(new Error(`${what} exited (code ${code}) before listening`));
-    const timer = setTimeout(() => finish(new Error(`${what} did not listen within ${timeoutMs} ms`)), timeoutMs);
+    const onExit = (code: number | null) =>
+      finish(new Error(`${what} exited (code ${code}) before listening`));
+    const timer = setTimeout(
+      () => finish(new Error(`${what} did not listen within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     child.stdout?.on('data', onData);
     child.once('exit', onExit);
   });

@@ -56,8 +56,11 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ModelError;
-    const isUsage = error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
-    process.stderr.write(`agentforge: ${known || isUsage ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+    const isUsage =
+      error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
+    process.stderr.write(
+      `agentforge: ${known || isUsage ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+    );
     if (isUsage) process.stderr.write('run "agentforge --help" for usage\n');
     process.exitCode = isUsage ? 2 : 1;
   },

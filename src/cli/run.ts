@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { Agent } from '../agent/agent.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
-import type { ServerApproval } from '../agent/config.js';
 import type { McpHost } from '../agent/host.js';
+import type { ChatModel } from '../agent/model.js';
 import { toTranscript } from '../agent/transcript.js';
 import { renderEvent } from './render.js';
 import { UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
@@ -33,24 +33,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
   const host = await openHost(values.config, {
     logger: stderrLogger(values.verbose),
-    ...(terminal ? { handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) } } : {}),
+    ...(terminal
+      ? {
+          handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
+          offerSampling: true,
+        }
+      : {}),
   });
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    const agent = new Agent({
-      model: chosen.model,
-      host,
-      ...(values.system ? { system: values.system } : {}),
-      ...(values['max-steps'] ? { maxSteps: positiveInt(values['max-steps'], '--max-steps') } : {}),
-      approval: {
-        policy: parseApprovalPolicy(values.approve),
-        servers: serverApprovals(host),
-        ...(terminal ? { approver: (request, signal) => terminal.approve(request, signal) } : {}),
-      },
-      ...(values.audit ? { audit: { sink: fileAuditSink(values.audit) } } : {}),
-    });
+    const agent = buildAgent(values, chosen.model, host, terminal);
     const result = await agent.run(task, {
       signal: controller.signal,
       ...(values.group ? { groups: values.group } : {}),
@@ -63,7 +57,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (values.json) process.stdout.write(`${JSON.stringify(toTranscript(result, host, task), null, 2)}\n`);
     else process.stdout.write(`${result.answer}\n`);
     if (result.stopReason !== 'answer') {
-      process.stderr.write(`run ended: ${result.stopReason}${result.error ? ` (${result.error.message})` : ''}\n`);
+      process.stderr.write(
+        `run ended: ${result.stopReason}${result.error ? ` (${result.error.message})` : ''}\n`,
+      );
       return 1;
     }
     return 0;
@@ -74,8 +70,32 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
 }
 
-export function serverApprovals(host: McpHost): Map<string, ServerApproval> {
-  return new Map(host.config.servers.map((s) => [s.name, s.approval]));
+type RunValues = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof RUN_OPTIONS; allowPositionals: true }>
+>['values'];
+
+function buildAgent(
+  values: RunValues,
+  model: ChatModel,
+  host: McpHost,
+  terminal: Terminal | undefined,
+): Agent {
+  return new Agent({
+    model,
+    host,
+    ...(values.system ? { system: values.system } : {}),
+    ...(values['max-steps'] ? { maxSteps: positiveInt(values['max-steps'], '--max-steps') } : {}),
+    approval: {
+      policy: parseApprovalPolicy(values.approve),
+      ...(terminal ? { approver: (request, signal) => terminal.approve(request, signal) } : {}),
+    },
+    ...(values.audit ? { audit: { sink: fileAuditSink(values.audit) } } : {}),
+    ...(terminal
+      ? {
+          sampling: { approve: (server, params, signal) => terminal.approveSampling(server, params, signal) },
+        }
+      : {}),
+  });
 }
 
 export function positiveInt(value: string, flag: string): number {

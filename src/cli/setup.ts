@@ -13,7 +13,20 @@ export class UsageError extends Error {
 export async function openHost(configPath: string | undefined, options: Omit<HostOptions, 'connector'> = {}) {
   if (!configPath) throw new UsageError('--config <mcp.json> is required');
   const config = await loadConfig(configPath);
-  return McpHost.start(config, { connectTimeoutMs: 30_000, retry: { maxAttempts: 2, backoffMs: 500 }, ...options });
+  const host = await McpHost.start(config, {
+    connectTimeoutMs: 30_000,
+    retry: { maxAttempts: 2, backoffMs: 500 },
+    ...options,
+  });
+  // One broken server does not stop the run, but the person should know why its tools are missing.
+  for (const server of host.servers()) {
+    if (server.state === 'failed' || server.state === 'connecting') {
+      const why =
+        server.state === 'failed' ? `failed (${server.error ?? 'unknown error'})` : 'is still connecting';
+      process.stderr.write(`agentforge: server "${server.name}" ${why}; its tools are not available\n`);
+    }
+  }
+  return host;
 }
 
 export interface ChosenModel {
@@ -33,7 +46,8 @@ export async function chooseModel(
 ): Promise<ChosenModel | undefined> {
   const spec = flag ?? nonEmpty(env.AGENTFORGE_MODEL);
   if (spec !== undefined) {
-    if (spec === 'demo' || spec === DEMO_MODEL_ID) return { model: new DemoModel(), source: flag ? 'flag' : 'env' };
+    if (spec === 'demo' || spec === DEMO_MODEL_ID)
+      return { model: new DemoModel(), source: flag ? 'flag' : 'env' };
     return { model: createModel(spec, env), source: flag ? 'flag' : 'env' };
   }
   if (!fallback) return undefined;
@@ -63,12 +77,14 @@ export async function probeOllama(
 export function stderrLogger(verbose: boolean): Logger {
   return {
     debug: (message, data) => {
-      if (verbose) process.stderr.write(`[debug] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
+      if (verbose)
+        process.stderr.write(`[debug] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
     },
     warn: (message, data) => {
       if (verbose) process.stderr.write(`[warn] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
     },
-    error: (message, data) => process.stderr.write(`[error] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`),
+    error: (message, data) =>
+      process.stderr.write(`[error] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`),
   };
 }
 

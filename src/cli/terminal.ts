@@ -4,39 +4,77 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRequest } from '../agent/approval.js';
-import type { ElicitRequestParams, ElicitResult } from '../mcp/types.js';
+import type { CreateMessageRequestParams, ElicitRequestParams, ElicitResult } from '../mcp/types.js';
 
 export class Terminal {
   private readonly rl: Interface;
   private closed = false;
-  private readonly waiting = new Set<(line: string | undefined) => void>();
+  /** Lines typed (or piped) before anyone asked; piped input arrives all at once and must not be lost. */
+  private readonly lines: string[] = [];
+  private readonly waiting: Array<(line: string | undefined) => void> = [];
+  private dialogues: Promise<void> = Promise.resolve();
 
   constructor(
     readonly input: NodeJS.ReadableStream = process.stdin,
     readonly output: NodeJS.WritableStream = process.stderr,
   ) {
     this.rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
+    this.rl.on('line', (line) => {
+      const next = this.waiting.shift();
+      if (next) next(line);
+      else this.lines.push(line);
+    });
     this.rl.on('close', () => {
       this.closed = true;
-      for (const resolve of this.waiting) resolve(undefined);
-      this.waiting.clear();
+      for (const resolve of this.waiting.splice(0)) resolve(undefined);
     });
   }
 
   /** Asks and waits for a line; undefined when input has ended (Ctrl-D) or the signal aborted. */
   question(prompt: string, signal?: AbortSignal): Promise<string | undefined> {
+    this.output.write(prompt);
+    const queued = this.lines.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
     if (this.closed || signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const done = (line: string | undefined) => {
-        this.waiting.delete(done);
+        const at = this.waiting.indexOf(done);
+        if (at >= 0) this.waiting.splice(at, 1);
         signal?.removeEventListener('abort', onAbort);
         resolve(line);
       };
       const onAbort = () => done(undefined);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.add(done);
-      this.rl.question(prompt, (line) => done(line));
+      this.waiting.push(done);
     });
+  }
+
+  /** The approval prompt (see `askApproval`), one dialogue at a time. */
+  approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return this.exclusive(() => this.askApproval(request, signal));
+  }
+
+  /** An elicitation form (see `askForm`), one dialogue at a time. */
+  elicit(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+    return this.exclusive(() => this.askForm(server, params, signal));
+  }
+
+  /** client/sampling: a server wants to use the agent's model; the person decides. */
+  approveSampling(server: string, params: CreateMessageRequestParams, signal: AbortSignal): Promise<boolean> {
+    return this.exclusive(() => this.askSampling(server, params, signal));
+  }
+
+  /**
+   * Runs one dialogue at a time: parallel tool calls may ask together, and each question must be printed
+   * and answered whole before the next one starts.
+   */
+  private exclusive<T>(dialogue: () => Promise<T>): Promise<T> {
+    const turn = this.dialogues.then(dialogue);
+    this.dialogues = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
   }
 
   write(text: string): void {
@@ -47,8 +85,8 @@ export class Terminal {
     this.rl.close();
   }
 
-  /** The approval prompt: the tool, its server, the arguments, hints, and a diff when the tool changed. */
-  async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  /** The tool, its server, the arguments, hints, and a diff when the tool changed. */
+  private async askApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { tool } = request;
     const lines = [
       '',
@@ -65,7 +103,9 @@ export class Terminal {
     }
     this.write(`${lines.join('\n')}\n`);
     for (;;) {
-      const answer = (await this.question('  allow? [y]es / [n]o / [a]lways: ', signal))?.trim().toLowerCase();
+      const answer = (await this.question('  allow? [y]es / [n]o / [a]lways: ', signal))
+        ?.trim()
+        .toLowerCase();
       if (answer === undefined) return { deny: 'no answer (input closed)' };
       if (answer === 'y' || answer === 'yes') return 'allow';
       if (answer === 'a' || answer === 'always') return 'always';
@@ -73,15 +113,37 @@ export class Terminal {
     }
   }
 
+  private async askSampling(
+    server: string,
+    params: CreateMessageRequestParams,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const first = params.messages[0]?.content as { type?: string; text?: string } | undefined;
+    const text = first?.type === 'text' ? String(first.text) : `[${String(first?.type)} content]`;
+    this.write(
+      `\n? Server "${server}" asks to use the model (${params.messages.length} message(s), up to ${params.maxTokens} tokens):\n`,
+    );
+    this.write(`  ${text.length > 300 ? `${text.slice(0, 300)}…` : text}\n`);
+    const answer = await this.question('  allow? [y]es / [n]o: ', signal);
+    return answer?.trim().toLowerCase().startsWith('y') === true;
+  }
+
   /** An elicitation form, one question per field of the requested schema (flat, as the spec limits it). */
-  async elicit(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+  private async askForm(
+    server: string,
+    params: ElicitRequestParams,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
     this.write(`\n? Server "${server}" asks: ${params.message}\n`);
     if (params.mode === 'url') {
       this.write(`  open: ${params.url ?? '(no url)'}\n`);
       const ok = await this.question('  done? [y]es / [n]o: ', signal);
       return { action: ok?.trim().toLowerCase().startsWith('y') ? 'accept' : 'decline' };
     }
-    const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, any>; required?: string[] };
+    const schema = (params.requestedSchema ?? {}) as {
+      properties?: Record<string, any>;
+      required?: string[];
+    };
     const content: Record<string, string | number | boolean> = {};
     for (const [name, field] of Object.entries(schema.properties ?? {})) {
       const label = field?.title ?? name;
@@ -92,7 +154,9 @@ export class Terminal {
       content[name] = coerce(raw, field?.type);
     }
     const confirm = await this.question('  send? [y]es / [n]o: ', signal);
-    return confirm?.trim().toLowerCase().startsWith('y') ? { action: 'accept', content } : { action: 'decline' };
+    return confirm?.trim().toLowerCase().startsWith('y')
+      ? { action: 'accept', content }
+      : { action: 'decline' };
   }
 }
 

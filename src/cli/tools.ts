@@ -14,20 +14,27 @@ const OPTIONS = {
 export async function toolsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   const [action, llmName] = positionals;
-  if (action !== 'list' && action !== 'call') throw new UsageError('usage: agentforge tools list|call --config <mcp.json>');
-  if (action === 'call' && !llmName) throw new UsageError('usage: agentforge tools call --config <mcp.json> <llmName> [--args <json>]');
+  if (action !== 'list' && action !== 'call')
+    throw new UsageError('usage: agentforge tools list|call --config <mcp.json>');
+  if (action === 'call' && !llmName)
+    throw new UsageError('usage: agentforge tools call --config <mcp.json> <llmName> [--args <json>]');
   const args = action === 'call' ? parseToolArgs(values.args) : {};
   const host = await openHost(values.config, { logger: stderrLogger(values.verbose) });
   try {
     if (action === 'list') return list(host, values.json);
     const tool = host.registry.get(llmName!);
     if (!tool) {
-      process.stderr.write(`no tool named ${llmName}; try: agentforge tools list --config ${values.config}\n`);
+      process.stderr.write(
+        `no tool named ${llmName}; try: agentforge tools list --config ${values.config}\n`,
+      );
       return 1;
     }
     const result = await host.callTool(tool, args);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else process.stdout.write(`${partsToText(toResultParts(result, { maxTextChars: Number.MAX_SAFE_INTEGER }))}\n`);
+    else
+      process.stdout.write(
+        `${partsToText(toResultParts(result, { maxTextChars: Number.MAX_SAFE_INTEGER }))}\n`,
+      );
     return result.isError ? 1 : 0;
   } finally {
     await host.close();
@@ -68,6 +75,7 @@ function parseToolArgs(raw: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--args must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError('--args must be a JSON object');
   return value as Record<string, unknown>;
 }

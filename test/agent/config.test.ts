@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: mcp.json uses ${VAR} interpolation, tested verbatim.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,8 +19,18 @@ describe('mcp.json', () => {
             timeoutMs: 5000,
             approval: { auto: ['get_*'] },
           },
-          legacy: { type: 'sse', url: 'http://127.0.0.1:9/sse', enabled: false },
-          vscode: { type: 'http', url: 'http://127.0.0.1:9/mcp', group: ['a', 'b'], expose: { resources: true } },
+          legacy: {
+            type: 'sse',
+            url: 'http://127.0.0.1:9/sse',
+            enabled: false,
+            protocolVersion: '2024-11-05',
+          },
+          vscode: {
+            type: 'http',
+            url: 'http://127.0.0.1:9/mcp',
+            group: ['a', 'b'],
+            expose: { resources: true },
+          },
         },
       },
       { env: { TOKEN: 's3cret' }, baseDir: '/etc/agent', source: 'mcp.json' },
@@ -46,6 +57,7 @@ describe('mcp.json', () => {
     expect(orders?.approval).toEqual({ auto: ['get_*'], deny: [] });
     expect(legacy?.target).toMatchObject({ kind: 'http', mode: 'sse' });
     expect(legacy?.enabled).toBe(false);
+    expect(legacy?.protocolVersion).toBe('2024-11-05');
     expect(vscode?.target).toMatchObject({ mode: 'streamable-http' });
     expect(vscode?.groups).toEqual(['a', 'b']);
     expect(vscode?.expose).toEqual({ resources: true, prompts: false });
@@ -56,7 +68,10 @@ describe('mcp.json', () => {
       { mcpServers: { s: { command: '${BIN}', args: ['${env:ARG}', '${MISSING:-fallback}', '$${HOME}'] } } },
       { env: { BIN: '/usr/bin/node', ARG: 'x' } },
     );
-    expect(config.servers[0]?.target).toMatchObject({ command: '/usr/bin/node', args: ['x', 'fallback', '${HOME}'] });
+    expect(config.servers[0]?.target).toMatchObject({
+      command: '/usr/bin/node',
+      args: ['x', 'fallback', '${HOME}'],
+    });
   });
 
   it.each([
@@ -68,6 +83,12 @@ describe('mcp.json', () => {
     [{ mcpServers: { s: { command: 'x', tools: { allow: 'get_*' } } } }, 's', 'tools.allow', 'array'],
     [{ mcpServers: { s: { command: 'x', approval: 'maybe' } } }, 's', 'approval', 'must be'],
     [{ mcpServers: { s: {} } }, 's', 'command', 'non-empty'],
+    [
+      { mcpServers: { s: { command: 'x', protocolVersion: 'latest' } } },
+      's',
+      'protocolVersion',
+      'revision date',
+    ],
   ])('names the file, the server and the key in errors (%#)', (json, server, key, reason) => {
     let caught: unknown;
     try {

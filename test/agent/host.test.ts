@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { McpHost } from '../../src/agent/host.js';
-import { LAB, ROOT, WEATHER, config, stdio } from './support.js';
+import type { McpClient } from '../../src/client/index.js';
+import { LAB, ORDERS, ROOT, WEATHER, config, startHttp, stdio } from './support.js';
 
 describe('McpHost', () => {
   it('connects servers concurrently; a failing and a hanging server are reported and their tools absent', async () => {
@@ -17,7 +18,12 @@ describe('McpHost', () => {
         silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
         off: { command: 'does-not-matter', enabled: false },
       }),
-      { connectTimeoutMs: 1500, startupTimeoutMs: 10_000, retry: { maxAttempts: 2, backoffMs: 50 }, reconnect: false },
+      {
+        connectTimeoutMs: 1500,
+        startupTimeoutMs: 10_000,
+        retry: { maxAttempts: 2, backoffMs: 50 },
+        reconnect: false,
+      },
     );
     const elapsed = Date.now() - started;
     const states = Object.fromEntries(host.servers().map((s) => [s.name, [s.state, s.attempts]]));
@@ -56,13 +62,54 @@ describe('McpHost', () => {
     expect(change.added).toEqual(['slow__get_weather']);
   });
 
+  it('reconnects a server that died, and its tools come back at the next refresh', async () => {
+    await using host = await McpHost.start(config({ lab: stdio(LAB, 'phoenix') }), {
+      retry: { backoffMs: 50 },
+    });
+    const states: string[] = [];
+    let ready!: () => void;
+    const back = new Promise<void>((resolve) => (ready = resolve));
+    host.on((event) => {
+      if (event.type !== 'server_state') return;
+      states.push(event.state);
+      if (event.state === 'ready') ready();
+    });
+    await expect(host.callTool(host.registry.get('lab__crash')!, {})).rejects.toThrow();
+    await back;
+    expect(states[0]).toBe('failed');
+    expect(states).toContain('connecting');
+    await host.refresh();
+    const search = host.registry.get('lab__search')!;
+    expect((await host.callTool(search, { query: 'again' })).content[0]).toMatchObject({
+      text: 'phoenix found: again',
+    });
+    expect(host.servers()[0]?.state).toBe('ready');
+    expect(host.servers()[0]?.attempts).toBeGreaterThanOrEqual(2);
+  });
+
+  it('discovers every page of a paginated tools/list', async () => {
+    await using paged = await McpHost.start(
+      config({ lab: { ...stdio(LAB, 'paged'), env: { LAB_PAGE_SIZE: '2' } } }),
+      {},
+    );
+    await using whole = await McpHost.start(config({ lab: stdio(LAB, 'whole') }), {});
+    const names = (host: McpHost) => host.registry.entries().map((t) => t.llmName);
+    const firstPage = await (paged.client('lab') as McpClient).listToolsPage();
+    expect(firstPage.tools).toHaveLength(2);
+    expect(firstPage.nextCursor).toBeTruthy();
+    expect(names(paged).length).toBeGreaterThan(4);
+    expect(names(paged)).toEqual(names(whole));
+  });
+
   it('reaches resources and prompts through the host API, and as tools when the server opts in', async () => {
     await using host = await McpHost.start(
       config({ lab: { ...stdio(LAB, 'res-lab'), expose: { resources: true, prompts: true } } }),
       {},
     );
     const resources = await host.listResources();
-    expect(resources).toEqual([{ server: 'lab', resource: expect.objectContaining({ uri: 'lab://notes/today' }) }]);
+    expect(resources).toEqual([
+      { server: 'lab', resource: expect.objectContaining({ uri: 'lab://notes/today' }) },
+    ]);
     const read = await host.readResource('lab', 'lab://notes/today');
     expect(read.contents[0]).toMatchObject({ uri: 'lab://notes/today', text: 'res-lab notes' });
     const prompts = await host.listPrompts('lab');
@@ -76,5 +123,43 @@ describe('McpHost', () => {
     const getter = host.registry.get('lab__get_prompt')!;
     const promptViaTool = await host.callTool(getter, { name: 'summarise', arguments: { topic: 'agents' } });
     expect(JSON.stringify(promptViaTool.content)).toContain('Summarise agents');
+  });
+});
+
+describe('McpHost over HTTP', () => {
+  it('connects by Streamable HTTP (type http or detected) and by the legacy HTTP+SSE transport (type sse)', async () => {
+    await using orders = await startHttp(ORDERS);
+    await using host = await McpHost.start(
+      config({
+        detected: { url: orders.url },
+        streamable: { url: orders.url, type: 'http' },
+        legacy: { url: orders.url.replace(/\/mcp$/, '/sse'), type: 'sse' },
+      }),
+      {},
+    );
+    expect(host.servers().map((s) => [s.name, s.state])).toEqual([
+      ['detected', 'ready'],
+      ['streamable', 'ready'],
+      ['legacy', 'ready'],
+    ]);
+    for (const server of ['detected', 'streamable', 'legacy']) {
+      const result = await host.callTool(host.registry.get(`${server}__get_order`)!, { orderId: '23456' });
+      expect(result.structuredContent).toMatchObject({ orderId: '23456', status: 'processing' });
+    }
+    expect(host.servers().find((s) => s.name === 'legacy')?.era).toBe('handshake');
+  });
+});
+
+describe('McpHost with a server written with the official SDK', () => {
+  it('registers the tools of a handshake-era server (server-everything) and calls one', async () => {
+    const everything = `${ROOT}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
+    await using host = await McpHost.start(config({ everything: stdio(everything, 'stdio') }), {});
+    const [status] = host.servers();
+    expect(status).toMatchObject({ name: 'everything', state: 'ready', era: 'handshake' });
+    const echo = host.registry.get('everything__echo');
+    expect(echo).toMatchObject({ server: 'everything', mcpName: 'echo' });
+    expect(host.registry.size).toBe(status?.toolCount);
+    const result = await host.callTool(echo!, { message: 'hello from agentforge' });
+    expect(JSON.stringify(result.content)).toContain('hello from agentforge');
   });
 });

@@ -81,6 +81,22 @@ async function harness(
 describe.each(PROVIDERS)('agent loop over %s', (kind) => {
   const results = (body: unknown) => readToolResults(kind, body);
 
+  it('single call without streaming: the plain JSON request/response path', async () => {
+    await using h = await harness(
+      kind,
+      (body, _request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Beijing' } }] }
+          : { text: `It is ${results(body)[0]?.text}.` },
+      { weather: stdio(WEATHER) },
+      { stream: false },
+    );
+    const result = await h.run('How is the weather in Beijing?');
+    expect(h.fake.requests.map((r) => r.stream)).toEqual([false, false]);
+    expect(result.answer).toBe('It is Beijing: 18°C, cloudy.');
+    expect(result.toolCalls[0]).toMatchObject({ server: 'weather', mcpName: 'get_weather', status: 'ok' });
+  });
+
   it('single call: discovers, calls weather__get_weather over stdio, feeds the result back, answers', async () => {
     await using h = await harness(
       kind,
@@ -115,7 +131,12 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
     await using h = await harness(
       kind,
       (body, _request, index) => {
-        if (index > 0) return { text: results(body).map((r) => r.text).join(' | ') };
+        if (index > 0)
+          return {
+            text: results(body)
+              .map((r) => r.text)
+              .join(' | '),
+          };
         return {
           toolCalls: [
             { name: 'orders__get_order', arguments: { orderId: '12345' } },
@@ -144,9 +165,11 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
     await using h = await harness(
       kind,
       (body, _request, index) => {
-        if (index === 0) return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Atlantis' } }] };
+        if (index === 0)
+          return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Atlantis' } }] };
         const [last] = results(body);
-        if (last?.isError) return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'London' } }] };
+        if (last?.isError)
+          return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'London' } }] };
         return { text: `Fixed: ${last?.text}` };
       },
       { weather: stdio(WEATHER) },
@@ -199,13 +222,18 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
       kind,
       (body, _request, index) => {
         if (index === 0) return { toolCalls: [{ name: 'lab__crash', arguments: {} }] };
-        if (index === 1) return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Shanghai' } }] };
+        if (index === 1)
+          return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Shanghai' } }] };
         return { text: `ok: ${results(body)[0]?.text}` };
       },
       { lab: stdio(LAB, 'stdio-lab'), weather: stdio(WEATHER) },
     );
     const result = await h.run('Crash the lab, then check Shanghai');
-    expect(result.toolCalls[0]).toMatchObject({ llmName: 'lab__crash', status: 'protocol_error', isError: true });
+    expect(result.toolCalls[0]).toMatchObject({
+      llmName: 'lab__crash',
+      status: 'protocol_error',
+      isError: true,
+    });
     expect(result.toolCalls[0]?.error?.message).toBeTruthy();
     expect(readToolNames(kind, h.fake.requests[0]!.body)).toContain('lab__search');
     // Between turns the registry dropped the dead server's tools; the weather server never noticed.
@@ -215,7 +243,13 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
     expect(h.host.servers().find((s) => s.name === 'lab')?.state).toBe('failed');
   });
 
-  it('list_changed refreshes the registry between turns, not during one', async () => {
+  it.each([
+    'stdio',
+    'http',
+    'handshake',
+  ] as const)('list_changed (over %s) refreshes the registry between turns, not during one', async (transport) => {
+    await using lab = transport === 'http' ? await startHttp(LAB, 'http-lab') : undefined;
+    const label = transport === 'http' ? 'http-lab' : 'stdio-lab';
     let toolsChanged!: () => void;
     const changed = new Promise<void>((resolve) => (toolsChanged = resolve));
     await using h = await harness(
@@ -225,7 +259,12 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
         if (index === 1) return { toolCalls: [{ name: 'lab__extra_tool', arguments: {} }] };
         return { text: results(body)[0]?.text ?? '' };
       },
-      { lab: stdio(LAB, 'stdio-lab') },
+      {
+        // handshake: the same server over stdio, pinned to the 2025-11-25 revision (initialize, legacy session)
+        lab: lab
+          ? { url: lab.url }
+          : { ...stdio(LAB, label), ...(transport === 'handshake' ? { protocolVersion: '2025-11-25' } : {}) },
+      },
       {
         // Holds the turn open until the server's notification has arrived, so the test does not race it.
         middleware: [
@@ -240,16 +279,19 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
       if (event.type === 'list_changed' && event.list === 'toolsListChanged') toolsChanged();
     });
     const result = await h.run('Add a tool and use it');
+    expect(h.host.servers()[0]?.era).toBe(transport === 'handshake' ? 'handshake' : 'stateless');
     expect(readToolNames(kind, h.fake.requests[0]!.body)).not.toContain('lab__extra_tool');
     expect(readToolNames(kind, h.fake.requests[1]!.body)).toContain('lab__extra_tool');
     expect(result.toolCalls.map((c) => [c.llmName, c.status])).toEqual([
       ['lab__add_tool', 'ok'],
       ['lab__extra_tool', 'ok'],
     ]);
-    expect(result.answer).toBe('extra from stdio-lab');
-    expect(h.events.some((e) => e.type === 'registry' && e.step === 2 && e.change?.added.includes('lab__extra_tool'))).toBe(
-      true,
-    );
+    expect(result.answer).toBe(`extra from ${label}`);
+    expect(
+      h.events.some(
+        (e) => e.type === 'registry' && e.step === 2 && e.change?.added.includes('lab__extra_tool'),
+      ),
+    ).toBe(true);
   });
 
   it('name collisions across two servers get distinct names, and each call reaches its own server', async () => {
@@ -263,7 +305,11 @@ describe.each(PROVIDERS)('agent loop over %s', (kind) => {
                 { name: 'lab_x__search_2', arguments: { query: 'q2' } },
               ],
             }
-          : { text: results(body).map((r) => r.text).join(' / ') },
+          : {
+              text: results(body)
+                .map((r) => r.text)
+                .join(' / '),
+            },
       // "lab.x" and "lab_x" both sanitise to lab_x: one over stdio, one over Streamable HTTP.
       { 'lab.x': stdio(LAB, 'stdio-lab'), lab_x: { url: labHttp.url, type: 'http' } },
     );

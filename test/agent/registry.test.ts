@@ -4,15 +4,23 @@ import { LLM_NAME_PATTERN, assignNames, sanitizeName } from '../../src/agent/nam
 import { type ServerSnapshot, ToolRegistry } from '../../src/agent/registry.js';
 import type { Tool } from '../../src/mcp/types.js';
 
-const tool = (name: string, description = `does ${name}`, properties: Record<string, unknown> = {}): Tool => ({
+const tool = (
+  name: string,
+  description = `does ${name}`,
+  properties: Record<string, unknown> = {},
+): Tool => ({
   name,
   description,
   inputSchema: { type: 'object', properties },
 });
 
-function snapshots(servers: Record<string, { config?: Record<string, unknown>; tools: Tool[] }>): ServerSnapshot[] {
+function snapshots(
+  servers: Record<string, { config?: Record<string, unknown>; tools: Tool[] }>,
+): ServerSnapshot[] {
   const config = parseConfig({
-    mcpServers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { command: 'x', ...s.config }])),
+    mcpServers: Object.fromEntries(
+      Object.entries(servers).map(([name, s]) => [name, { command: 'x', ...s.config }]),
+    ),
   });
   return config.servers.map((server) => ({ config: server, tools: servers[server.name]!.tools }));
 }
@@ -62,7 +70,9 @@ describe('llm names', () => {
 describe('ToolRegistry', () => {
   it('maps llmName -> (server, mcpName) with {server}__{tool} names, across servers with the same tool', () => {
     const registry = new ToolRegistry();
-    registry.update(snapshots({ weather: { tools: [tool('get_weather')] }, maps: { tools: [tool('get_weather')] } }));
+    registry.update(
+      snapshots({ weather: { tools: [tool('get_weather')] }, maps: { tools: [tool('get_weather')] } }),
+    );
     expect(registry.entries().map((e) => [e.llmName, e.server, e.mcpName])).toEqual([
       ['maps__get_weather', 'maps', 'get_weather'],
       ['weather__get_weather', 'weather', 'get_weather'],
@@ -85,7 +95,11 @@ describe('ToolRegistry', () => {
         misc: { tools: [tool('echo')] },
       }),
     );
-    expect(registry.entries().map((e) => e.llmName)).toEqual(['misc__echo', 'orders__get_order', 'orders__list_orders']);
+    expect(registry.entries().map((e) => e.llmName)).toEqual([
+      'misc__echo',
+      'orders__get_order',
+      'orders__list_orders',
+    ]);
     expect(registry.definitions(['other']).map((d) => d.name)).toEqual(['misc__echo']);
     expect(registry.definitions(['support']).map((d) => d.name)).toHaveLength(3);
     expect(registry.definitions(['support'])).toBe(registry.definitions(['support'])); // cached, not rebuilt per turn
@@ -93,21 +107,28 @@ describe('ToolRegistry', () => {
 
   it('reports added, removed and changed tools; an equal schema in another key order is no change', () => {
     const registry = new ToolRegistry();
-    registry.update(snapshots({ s: { tools: [tool('a', 'A', { x: { type: 'string', description: 'x' } }), tool('b')] } }));
+    registry.update(
+      snapshots({ s: { tools: [tool('a', 'A', { x: { type: 'string', description: 'x' } }), tool('b')] } }),
+    );
     const version = registry.version;
     const same = registry.update(
       snapshots({ s: { tools: [tool('a', 'A', { x: { description: 'x', type: 'string' } }), tool('b')] } }),
     );
     expect(same).toEqual({ added: [], removed: [], changed: [] });
     expect(registry.version).toBe(version);
-    const change = registry.update(snapshots({ s: { tools: [tool('a', 'A, but now it also emails your boss'), tool('c')] } }));
+    const change = registry.update(
+      snapshots({ s: { tools: [tool('a', 'A, but now it also emails your boss'), tool('c')] } }),
+    );
     expect(change).toEqual({ added: ['s__c'], removed: ['s__b'], changed: ['s__a'] });
     expect(registry.version).toBe(version + 1);
   });
 
   it('exposes resources and prompts as tools only when the server opts in', () => {
     const config = parseConfig({
-      mcpServers: { docs: { command: 'x', expose: { resources: true, prompts: true } }, other: { command: 'y' } },
+      mcpServers: {
+        docs: { command: 'x', expose: { resources: true, prompts: true } },
+        other: { command: 'y' },
+      },
     });
     const resources = [{ uri: 'file:///readme', name: 'readme', description: 'The readme' }];
     const prompts = [{ name: 'greet', arguments: [{ name: 'who', required: true }] }];

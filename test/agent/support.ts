@@ -35,7 +35,10 @@ export async function startHttp(script: string, ...args: string[]): Promise<Http
   return { url, child, close, [Symbol.asyncDispose]: close };
 }
 
-export const stdio = (script: string, ...args: string[]) => ({ command: process.execPath, args: [script, ...args] });
+export const stdio = (script: string, ...args: string[]) => ({
+  command: process.execPath,
+  args: [script, ...args],
+});
 
 export function config(servers: Record<string, Record<string, unknown>>) {
   return parseConfig({ mcpServers: servers }, { source: 'test mcp.json' });
