@@ -4,7 +4,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as serverLibrary from 'agentforge/server';
+import { listen } from 'agentforge/server';
 
 export async function serve(server) {
   const { values } = parseArgs({
@@ -15,8 +15,6 @@ export async function serve(server) {
     await server.serveStdio();
     return;
   }
-  // `listen` (node:http adapter) from the server entry; older builds only had it in dist/server/http.js.
-  const listen = serverLibrary.listen ?? (await import('../dist/server/http.js')).listen;
   const listening = await listen(server, { port: Number(values.port) });
   process.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
   const stop = async () => {
