@@ -176,8 +176,12 @@ export class McpClient {
       !this.#core.toolHeaders.has(params.name) &&
       !this.#core.toolHeaders.known
     ) {
-      // The Mcp-Param-* headers come from the tool's inputSchema: learn it before the first call.
-      await this.listTools({ ...(options.signal ? { signal: options.signal } : {}) }).catch(() => undefined);
+      // The Mcp-Param-* headers come from the tool's inputSchema: learn it before the first call, within the
+      // call's own time and cancellation.
+      const listOptions: RequestOptionsLite = {};
+      if (options.signal) listOptions.signal = options.signal;
+      if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
+      await this.listTools(listOptions).catch(() => undefined);
     }
     try {
       return (await this.#core.request('tools/call', body, options)) as CallToolResult;

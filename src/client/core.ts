@@ -4,7 +4,7 @@
  * one retry of idempotent reads).
  */
 import type { Result } from '../jsonrpc/connection.js';
-import { LocalError, isLocalError } from '../jsonrpc/errors.js';
+import { LocalError } from '../jsonrpc/errors.js';
 import { INPUT_REQUIRED_METHODS } from '../mcp/methods.js';
 import { readResultType } from '../mcp/result-type.js';
 import { LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION } from '../mcp/revisions.js';
@@ -16,6 +16,7 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import { ResultCache } from './cache.js';
 import { type ServerState, initialize, negotiate } from './era.js';
 import { ClientEventEmitter } from './events.js';
+import { httpStatusOf, isLinkFailure, unwrapError } from './failures.js';
 import { answerInputRequest, capabilitiesFromHandlers } from './input.js';
 import { type Link, createLink, createTransport, isStdioTarget, targetKey } from './link.js';
 import { StatelessCodec } from './stateless.js';
@@ -27,31 +28,6 @@ const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.
 const DEFAULT_MAX_TOTAL_MS = 10 * 60_000;
 /** Which HTTP transport answered an endpoint last time ('sse' skips the Streamable HTTP attempt). */
 const httpKindCache = new Map<string, 'streamable-http' | 'sse'>();
-
-/** The error a caller should see: the transport's own failure rather than the connection's wrapper. */
-export function unwrapError(error: unknown): unknown {
-  if (
-    error instanceof LocalError &&
-    (error.code === 'transport_error' || error.code === 'connection_closed')
-  ) {
-    if (error.cause instanceof LocalError) return error.cause;
-  }
-  return error;
-}
-
-function httpStatusOf(error: unknown): HttpStatusError | undefined {
-  const unwrapped = unwrapError(error);
-  return unwrapped instanceof HttpStatusError ? unwrapped : undefined;
-}
-
-function isLinkFailure(error: unknown): boolean {
-  if (error instanceof HttpStatusError) return false;
-  return (
-    isLocalError(error, 'connection_closed') ||
-    isLocalError(error, 'process_exited') ||
-    isLocalError(error, 'transport_error')
-  );
-}
 
 export class ClientCore {
   readonly events = new ClientEventEmitter();
@@ -67,6 +43,7 @@ export class ClientCore {
   #state: ServerState | undefined;
   #codec: StatelessCodec;
   #restarting: Promise<void> | undefined;
+  #renewing: Promise<void> | undefined;
   #dead: Error | undefined;
   #closed = false;
 
@@ -306,7 +283,7 @@ export class ClientCore {
       const error = unwrapError(caught);
       const retryable = (idempotent || options.retry === true) && !options.signal?.aborted;
       if (error instanceof HttpStatusError && error.sessionExpired) {
-        await this.#renewSession(link);
+        await this.#renewSession(link, error.expiredSessionId);
         if (retryable) return this.#send(await this.ready(), method, params, options);
         throw new LocalError(
           'connection_closed',
@@ -366,11 +343,22 @@ export class ClientCore {
     return result;
   }
 
-  /** 2025-11-25 Session Management: a 404 on our session means a new initialize without the old id. */
-  async #renewSession(link: Link): Promise<void> {
-    const transport = link.transport;
-    const sessionId = transport instanceof StreamableHttpClientTransport ? transport.sessionId : undefined;
-    if (link !== this.#link) return;
+  /**
+   * 2025-11-25 Session Management: a 404 on our session means a new initialize without the old id. Parallel
+   * calls that hit the same expired session share one renewal; a 404 for a session already replaced is done.
+   */
+  #renewSession(link: Link, expired: string | undefined): Promise<void> {
+    if (link !== this.#link) return Promise.resolve();
+    if (this.#renewing) return this.#renewing;
+    const transport = link.transport instanceof StreamableHttpClientTransport ? link.transport : undefined;
+    if (transport?.sessionId !== undefined && transport.sessionId !== expired) return Promise.resolve();
+    this.#renewing = this.#initializeAgain(link, expired).finally(() => {
+      this.#renewing = undefined;
+    });
+    return this.#renewing;
+  }
+
+  async #initializeAgain(link: Link, sessionId: string | undefined): Promise<void> {
     const state = this.state;
     this.#state = await initialize(link, state.protocolVersion, {
       pinnedVersion: state.protocolVersion,

@@ -17,9 +17,15 @@ import {
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../mcp/types.js';
 import { HttpStatusError } from '../transports/http/client/errors.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
 import type { Link } from './link.js';
-import { type StatelessCodec, isModernError, pickStatelessVersion } from './stateless.js';
+import {
+  type StatelessCodec,
+  isModernError,
+  pickStatelessVersion,
+  supportedVersionsOf,
+} from './stateless.js';
 
 export interface ServerState {
   era: Era;
@@ -100,20 +106,25 @@ export async function negotiate(
     } catch (error) {
       if (!isLegacySignal(error, http) && !isModernError(error)) throw error;
       eraCache.delete(link.key);
+      // The failed initialize switched the HTTP transport to sessions; the probe is a modern request again.
+      if (link.transport instanceof StreamableHttpClientTransport) link.transport.mode = 'stateless';
       options.logger.debug(`cached handshake era for ${link.key} no longer holds; probing again`);
     }
   }
   if (cached?.era === 'stateless') codec.version = cached.version;
   let state: ServerState | undefined;
+  let fallbackVersion: string = LATEST_HANDSHAKE_VERSION;
   try {
     state = await discover(link, codec, http ? options.initializeTimeoutMs : options.probeTimeoutMs);
   } catch (error) {
-    if (!isLegacySignal(error, http)) throw error;
-    options.logger.debug(`server/discover probe says legacy: ${(error as Error).message}`);
+    // A modern server whose `supported` list names only handshake-era versions: use one of them.
+    const listed = newestHandshakeVersion(supportedVersionsOf(error));
+    if (listed !== undefined) fallbackVersion = listed;
+    else if (!isLegacySignal(error, http)) throw error;
+    else options.logger.debug(`server/discover probe says legacy: ${(error as Error).message}`);
   }
-  if (state === undefined || state.era === 'handshake') {
-    state = await initialize(link, LATEST_HANDSHAKE_VERSION, options);
-  }
+  if (state === undefined || state.era === 'handshake')
+    state = await initialize(link, fallbackVersion, options);
   eraCache.set(link.key, { era: state.era, version: state.protocolVersion });
   return state;
 }
@@ -142,6 +153,10 @@ export async function discover(link: Link, codec: StatelessCodec, timeoutMs: num
     instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
     supportedVersions: supported.filter((v): v is string => typeof v === 'string'),
   };
+}
+
+function newestHandshakeVersion(supported: unknown[] | undefined): string | undefined {
+  return supported === undefined ? undefined : handshakeVersions().find((v) => supported.includes(v));
 }
 
 function legacyMarker(): ServerState {
@@ -182,7 +197,12 @@ export async function initialize(
     );
   }
   if (http) http.protocolVersion = chosen;
-  await link.connection.notify('notifications/initialized');
+  // A POST of the notification that is never answered (HTTP) must not hang the connect.
+  await withTimeout(
+    link.connection.notify('notifications/initialized'),
+    options.initializeTimeoutMs,
+    () => new LocalError('timeout', 'the server did not accept notifications/initialized in time'),
+  );
   http?.openEventStream();
   return {
     era: 'handshake',

@@ -13,6 +13,8 @@ import type { Logger } from '../util/logger.js';
 import type { ToolHeaderRegistry } from './tool-headers.js';
 import type { ClientOptions, ConnectTarget, StdioTarget } from './types.js';
 
+const UNCANCELLABLE = new Set(['initialize', 'server/discover']);
+
 export type LinkKind = 'stdio' | 'streamable-http' | 'sse' | 'custom';
 
 /**
@@ -25,10 +27,17 @@ class TapTransport implements Transport {
   onerror?: Transport['onerror'];
   lastRequestId: RequestId | undefined;
   readonly inner: Transport;
+  /** Outstanding initialize and server/discover requests: never the subject of notifications/cancelled. */
+  readonly #uncancellable = new Set<RequestId>();
 
   constructor(inner: Transport) {
     this.inner = inner;
-    inner.onmessage = (message, extra) => this.onmessage?.(message, extra);
+    inner.onmessage = (message, extra) => {
+      const id = (message as { id?: unknown } | null)?.id;
+      if (this.#uncancellable.size > 0 && (typeof id === 'string' || typeof id === 'number'))
+        this.#uncancellable.delete(id);
+      this.onmessage?.(message, extra);
+    };
     inner.onclose = (reason) => this.onclose?.(reason);
     inner.onerror = (error) => this.onerror?.(error);
   }
@@ -38,7 +47,15 @@ class TapTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if ('method' in message && 'id' in message) this.lastRequestId = message.id;
+    if ('method' in message && 'id' in message) {
+      this.lastRequestId = message.id;
+      if (UNCANCELLABLE.has(message.method)) this.#uncancellable.add(message.id);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      // basic/lifecycle: initialize MUST NOT be cancelled; a timed-out probe of a presumably legacy server is
+      // abandoned quietly rather than followed by a notification before its handshake.
+      const id = message.params?.requestId as RequestId;
+      if (this.#uncancellable.delete(id)) return Promise.resolve();
+    }
     return this.inner.send(message, options);
   }
 

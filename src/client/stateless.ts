@@ -107,7 +107,8 @@ export class StatelessCodec {
   /**
    * A request that may answer `input_required`: fulfil its input requests with the host's handlers and retry
    * with a new id, the original params plus `inputResponses`, and `requestState` exactly as received. Each
-   * call keeps its own state, so parallel calls never see each other's.
+   * call keeps its own state, so parallel calls never see each other's. `maxTotalTimeoutMs` bounds the whole
+   * exchange, the host's handlers included: a user who never answers an elicitation does not hang the call.
    */
   async requestWithInput(
     connection: Connection,
@@ -116,17 +117,38 @@ export class StatelessCodec {
     options: StatelessRequestOptions,
     loop: InputLoopOptions,
   ): Promise<Result> {
+    const total = new AbortController();
+    const timer = setTimeout(
+      () =>
+        total.abort(
+          new LocalError('timeout', `${method} did not complete within ${loop.maxTotalTimeoutMs} ms`),
+        ),
+      loop.maxTotalTimeoutMs,
+    );
+    const signal = options.signal ? AbortSignal.any([options.signal, total.signal]) : total.signal;
+    try {
+      return await this.#rounds(connection, method, params, options, loop, signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #rounds(
+    connection: Connection,
+    method: string,
+    params: Record<string, unknown>,
+    options: StatelessRequestOptions,
+    loop: InputLoopOptions,
+    signal: AbortSignal,
+  ): Promise<Result> {
     const startedAt = Date.now();
-    const signal = options.signal ?? new AbortController().signal;
     let roundParams = params;
     for (let round = 1; ; round++) {
       const remaining = loop.maxTotalTimeoutMs - (Date.now() - startedAt);
-      if (remaining <= 0)
-        throw new LocalError('timeout', `${method} did not complete within ${loop.maxTotalTimeoutMs} ms`);
-      const maxTotal = Math.min(options.maxTotalTimeoutMs ?? remaining, remaining);
+      if (remaining <= 0 || signal.aborted) throw abortReason(signal, method, loop.maxTotalTimeoutMs);
       const result = await this.request(connection, method, roundParams, {
         ...options,
-        maxTotalTimeoutMs: maxTotal,
+        maxTotalTimeoutMs: Math.min(options.maxTotalTimeoutMs ?? remaining, remaining),
       });
       if (readResultType(result) === 'complete') return result;
       if (round >= loop.maxRounds) {
@@ -135,7 +157,8 @@ export class StatelessCodec {
           `${method} still required input after ${loop.maxRounds} rounds`,
         );
       }
-      const inputResponses = await this.#answer(result.inputRequests, loop.handlers, method, signal);
+      const answering = this.#answer(result.inputRequests, loop.handlers, method, signal);
+      const inputResponses = await raceAbort(answering, signal, method, loop.maxTotalTimeoutMs);
       roundParams = { ...params };
       if (inputResponses) roundParams.inputResponses = inputResponses;
       if (typeof result.requestState === 'string') roundParams.requestState = result.requestState;
@@ -171,4 +194,27 @@ export class StatelessCodec {
     );
     return Object.fromEntries(answers);
   }
+}
+
+/** Why a call's input loop stopped: the max total timeout, or the caller's own cancellation. */
+function abortReason(signal: AbortSignal, method: string, maxTotalTimeoutMs: number): LocalError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof LocalError) return reason;
+  if (signal.aborted) return new LocalError('cancelled', `${method} cancelled`, { cause: reason });
+  return new LocalError('timeout', `${method} did not complete within ${maxTotalTimeoutMs} ms`);
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts (a handler that ignores its signal). */
+function raceAbort<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  method: string,
+  maxTotal: number,
+): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortReason(signal, method, maxTotal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal, method, maxTotal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -9,6 +9,7 @@ import type { RequestId } from '../jsonrpc/messages.js';
 import { MetaKey } from '../mcp/meta.js';
 import type { SubscriptionFilter } from '../mcp/types.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import { withTimeout } from '../util/abort.js';
 import { type Deferred, deferred } from '../util/deferred.js';
 import type { ServerState } from './era.js';
 import type { Link } from './link.js';
@@ -163,8 +164,13 @@ export class SubscriptionManager {
       throw new LocalError('protocol_error', 'the server does not support resource subscriptions');
     }
     for (const uri of uris) await link.connection.request('resources/subscribe', { uri });
-    // Handshake-era HTTP delivers pushed notifications on the GET stream: wait until it is open.
-    if (link.transport instanceof StreamableHttpClientTransport) await link.transport.eventStreamReady();
+    // Handshake-era HTTP delivers pushed notifications on the GET stream: wait until it is open, but not longer
+    // than an acknowledgement may take (a server that never answers the GET must not hang subscribe).
+    if (link.transport instanceof StreamableHttpClientTransport) {
+      await withTimeout(link.transport.eventStreamReady(), this.#host.ackTimeoutMs, () => new Error()).catch(
+        () => undefined,
+      );
+    }
     const acknowledged: SubscriptionFilter = {};
     if (active.filter.toolsListChanged && capabilities.tools?.listChanged)
       acknowledged.toolsListChanged = true;

@@ -138,3 +138,38 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+export interface SeenRequest {
+  headers: IncomingMessage['headers'];
+  message: Record<string, any>;
+}
+
+/**
+ * A raw 2026-07-28 server on 127.0.0.1: answers server/discover itself, hands every other POST to `handle`,
+ * answers GET/DELETE with 405, and records each POST's headers and parsed body in `seen`.
+ */
+export async function startModernRaw(
+  handle: (message: Record<string, any>, res: ServerResponse, req: IncomingMessage) => void,
+): Promise<RawServer & { seen: SeenRequest[] }> {
+  const seen: SeenRequest[] = [];
+  const server = await startRawServer((req, res, body) => {
+    if (req.method !== 'POST') return res.writeHead(405).end();
+    const message = JSON.parse(body);
+    seen.push({ headers: req.headers, message });
+    if (message.method === 'server/discover')
+      return json(res, 200, { jsonrpc: '2.0', id: message.id, result: discoverResult() });
+    handle(message, res, req);
+  });
+  return Object.assign(server, { seen });
+}
+
+export const complete = (id: unknown, result: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { resultType: 'complete', ...result },
+});
+
+/** Writes one JSON-RPC message as an SSE event. */
+export function sseEvent(res: ServerResponse, message: unknown, id?: string): void {
+  res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+}

@@ -9,8 +9,10 @@ export class HttpStatusError extends LocalError {
   readonly body: string;
   /** The request carried an `Mcp-Session-Id` and got 404: the session is gone (2025-11-25 Session Management). */
   readonly sessionExpired: boolean;
+  /** The id of the session that expired, when `sessionExpired`. */
+  readonly expiredSessionId: string | undefined;
 
-  constructor(status: number, body: string, options: { sessionExpired?: boolean; method?: string } = {}) {
+  constructor(status: number, body: string, options: { sessionExpired?: string; method?: string } = {}) {
     const what = options.method ? ` for ${options.method}` : '';
     const snippet = body.length > 200 ? `${body.slice(0, 200)}…` : body;
     super('transport_error', `HTTP ${status}${what}${snippet ? `: ${snippet}` : ''}`, {
@@ -19,7 +21,8 @@ export class HttpStatusError extends LocalError {
     this.name = 'HttpStatusError';
     this.status = status;
     this.body = body;
-    this.sessionExpired = options.sessionExpired ?? false;
+    this.sessionExpired = options.sessionExpired !== undefined;
+    this.expiredSessionId = options.sessionExpired;
   }
 }
 

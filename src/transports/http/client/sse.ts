@@ -2,6 +2,7 @@ import type { Agent, OutgoingHttpHeaders } from 'node:http';
 import { LocalError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
+import { withTimeout } from '../../../util/abort.js';
 import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import { HttpStatusError } from './errors.js';
@@ -12,7 +13,7 @@ export interface SseClientOptions {
   maxResponseBytes?: number;
   agent?: Agent;
   logger?: Logger;
-  /** How long to wait for the `endpoint` event (default 10 s). */
+  /** How long to wait for the stream and its `endpoint` event (default 10 s). */
   connectTimeoutMs?: number;
 }
 
@@ -51,13 +52,17 @@ export class SseClientTransport implements Transport {
       signal: this.#lifetime.signal,
       agent: this.#options.agent,
     });
-    const response = await opened.response;
+    const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
+    // A server that never answers the GET must not hang the connect: the same bound as the endpoint event.
+    const response = await withTimeout(opened.response, timeoutMs, () => {
+      this.#lifetime.abort();
+      return new LocalError('timeout', `no answer to the SSE GET within ${timeoutMs} ms`);
+    });
     if (response.statusCode !== 200 || contentTypeOf(response) !== 'text/event-stream') {
       const body = await readBody(response, 64 * 1024).catch(() => '');
       throw new HttpStatusError(response.statusCode ?? 0, body, { method: 'GET (HTTP+SSE)' });
     }
     const endpoint = deferred<URL>();
-    const timeoutMs = this.#options.connectTimeoutMs ?? 10_000;
     const timer = setTimeout(
       () => endpoint.reject(new LocalError('timeout', 'no endpoint event from the SSE server')),
       timeoutMs,

@@ -22,6 +22,8 @@ import {
 } from './node-http.js';
 
 const ERROR_BODY_CAP = 64 * 1024;
+/** A GET stream open this long before it dropped was working; its drop does not count as a failure. */
+const STABLE_STREAM_MS = 5_000;
 
 /**
  * The client side of Streamable HTTP: one POST per message, answered by a JSON body or a per-request SSE
@@ -124,7 +126,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#active.set(message.id, controller);
     const headers = this.#headers(message, 'application/json, text/event-stream');
     headers['content-type'] = 'application/json';
-    const sentSession = headers[Header.SessionId] !== undefined;
+    const sentSession = headers[Header.SessionId] as string | undefined;
     try {
       const opened = openRequest(this.url, {
         method: 'POST',
@@ -147,7 +149,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #handleResponse(
     response: IncomingMessage,
     message: JSONRPCRequest,
-    sentSession: boolean,
+    sentSession: string | undefined,
     request: ClientRequest,
     signal: AbortSignal,
   ): Promise<void> {
@@ -163,10 +165,13 @@ export class StreamableHttpClientTransport implements Transport {
       );
     }
     const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
-    if (status === 404 && sentSession && this.mode === 'session') {
-      this.#sessionId = undefined;
-      this.onsessionexpired?.();
-      throw new HttpStatusError(status, body, { sessionExpired: true, method: message.method });
+    if (status === 404 && sentSession !== undefined && this.mode === 'session') {
+      // Only the session this request carried is gone: a newer one (renewed meanwhile) stays.
+      if (this.#sessionId === sentSession) {
+        this.#sessionId = undefined;
+        this.onsessionexpired?.();
+      }
+      throw new HttpStatusError(status, body, { sessionExpired: sentSession, method: message.method });
     }
     // A JSON-RPC error in a 4xx/5xx body is the answer (2026-07-28 puts modern errors behind 400/404).
     const error = parseErrorResponse(body, message.id);
@@ -199,9 +204,7 @@ export class StreamableHttpClientTransport implements Transport {
     throw new LocalError(
       'connection_closed',
       `the server closed the stream before answering ${message.method}`,
-      {
-        cause: failure,
-      },
+      { cause: failure },
     );
   }
 
@@ -309,13 +312,18 @@ export class StreamableHttpClientTransport implements Transport {
     let failures = 0;
     while (!this.#closed && failures < attempts) {
       const before = state.lastEventId;
+      const startedAt = Date.now();
+      let opened = false;
       try {
         const outcome = await this.#getStream(
           state.lastEventId,
           this.#lifetime.signal,
           undefined,
           state,
-          onopen,
+          (open) => {
+            opened = open;
+            onopen(open);
+          },
         );
         if (outcome === 'unsupported') return;
       } catch (error) {
@@ -323,7 +331,10 @@ export class StreamableHttpClientTransport implements Transport {
         if (this.#closed) return;
         this.#logger.debug('GET stream dropped', error);
       }
-      failures = state.lastEventId !== before ? 0 : failures + 1;
+      // Only failures in a row count: a stream that delivered events or stayed up a while (a proxy's idle cut)
+      // earns a fresh set of attempts, so a long session keeps its GET stream.
+      const healthy = state.lastEventId !== before || (opened && Date.now() - startedAt >= STABLE_STREAM_MS);
+      failures = healthy ? 0 : failures + 1;
       await delay(this.#retryMs, this.#lifetime.signal).catch(() => {});
     }
   }

@@ -1,0 +1,184 @@
+/**
+ * MRTR rounds and result caching against raw 2026-07-28 peers on 127.0.0.1: what each retry carries on the
+ * wire, the max total timeout over the host's handlers, and cache invalidation by change notifications.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpClient } from '../../src/client/client.js';
+import { forgetEra } from '../../src/client/era.js';
+import { targetKey } from '../../src/client/link.js';
+import type { ClientOptions } from '../../src/client/types.js';
+import { type RawServer, complete, json, sseEvent, startModernRaw, waitFor } from './helpers.js';
+
+const servers: RawServer[] = [];
+const clients: McpClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(handle: Parameters<typeof startModernRaw>[0]) {
+  const server = await startModernRaw(handle);
+  servers.push(server);
+  forgetEra(targetKey(server.url));
+  return server;
+}
+
+async function connect(url: string, options: ClientOptions = {}) {
+  const client = await McpClient.connect(url, options);
+  clients.push(client);
+  return client;
+}
+
+const inputRequired = (id: unknown, extra: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { resultType: 'input_required', ...extra },
+});
+
+describe('MRTR retries', () => {
+  it('retries with a new id, the original params plus inputResponses, and requestState as received', async () => {
+    const server = await serve((message, res) => {
+      if (message.method === 'tools/list') return json(res, 200, complete(message.id, { tools: [] }));
+      const round = server.seen.filter((s) => s.message.method === 'tools/call').length;
+      if (round === 1) {
+        return json(
+          res,
+          200,
+          inputRequired(message.id, {
+            requestState: 'opaque-1',
+            inputRequests: {
+              ask: {
+                method: 'elicitation/create',
+                params: { message: 'Sure?', requestedSchema: { type: 'object' } },
+              },
+              where: { method: 'roots/list' },
+            },
+          }),
+        );
+      }
+      if (round === 2)
+        return json(res, 200, inputRequired(message.id, { requestState: 'opaque-2', inputRequests: {} }));
+      json(res, 200, complete(message.id, { content: [{ type: 'text', text: 'done' }] }));
+    });
+    const client = await connect(server.url, {
+      handlers: {
+        elicitation: () => ({ action: 'accept', content: { sure: true } }),
+        roots: () => [{ uri: 'file:///w' }],
+      },
+    });
+    await client.callTool({ name: 'deploy', arguments: { env: 'prod' } });
+    const rounds = server.seen.filter((s) => s.message.method === 'tools/call').map((s) => s.message);
+    expect(new Set(rounds.map((r) => r.id)).size).toBe(3);
+    const strip = (params: Record<string, unknown>) => {
+      const { _meta, ...rest } = params;
+      return rest;
+    };
+    expect(strip(rounds[0]?.params)).toEqual({ name: 'deploy', arguments: { env: 'prod' } });
+    expect(strip(rounds[1]?.params)).toEqual({
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      requestState: 'opaque-1',
+      inputResponses: {
+        ask: { action: 'accept', content: { sure: true } },
+        where: { roots: [{ uri: 'file:///w' }] },
+      },
+    });
+    // Round 2 answered nothing: round 3 carries round 2's state, and none of round 1's responses.
+    expect(strip(rounds[2]?.params)).toEqual({
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      requestState: 'opaque-2',
+    });
+  });
+
+  it('the max total timeout bounds a host handler that never answers, and aborts its signal', async () => {
+    const server = await serve((message, res) =>
+      json(
+        res,
+        200,
+        inputRequired(message.id, {
+          inputRequests: { ask: { method: 'elicitation/create', params: { message: 'Hello?' } } },
+        }),
+      ),
+    );
+    let handlerSignal: AbortSignal | undefined;
+    const client = await connect(server.url, {
+      maxTotalTimeoutMs: 300,
+      handlers: {
+        elicitation: (_params, context) => {
+          handlerSignal = context.signal;
+          return new Promise(() => {});
+        },
+      },
+    });
+    const started = Date.now();
+    await expect(client.callTool({ name: 'x', arguments: {} })).rejects.toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(handlerSignal?.aborted).toBe(true);
+  });
+
+  it("the caller's AbortSignal ends a call waiting on a host handler", async () => {
+    const server = await serve((message, res) =>
+      json(res, 200, inputRequired(message.id, { inputRequests: { s: { method: 'roots/list' } } })),
+    );
+    const client = await connect(server.url, { handlers: { roots: () => new Promise(() => {}) } });
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'x', arguments: {} }, { signal: controller.signal });
+    await waitFor(() => server.seen.some((s) => s.message.method === 'tools/call'));
+    setTimeout(() => controller.abort('stop'), 50);
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('cache invalidation', () => {
+  it('list_changed and resources/updated on a subscriptions/listen stream drop the cached results', async () => {
+    let stream: ServerResponse | undefined;
+    let listenId: unknown;
+    const counts: Record<string, number> = {};
+    const server = await serve((message, res) => {
+      counts[message.method] = (counts[message.method] ?? 0) + 1;
+      if (message.method === 'subscriptions/listen') {
+        stream = res;
+        listenId = message.id;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const meta = { 'io.modelcontextprotocol/subscriptionId': message.id };
+        sseEvent(res, {
+          jsonrpc: '2.0',
+          method: 'notifications/subscriptions/acknowledged',
+          params: { _meta: meta, notifications: message.params.notifications },
+        });
+        return;
+      }
+      const fresh = { ttlMs: 60_000, cacheScope: 'private' };
+      if (message.method === 'tools/list')
+        return json(res, 200, complete(message.id, { tools: [], ...fresh }));
+      json(res, 200, complete(message.id, { contents: [{ uri: message.params.uri, text: 't' }], ...fresh }));
+    });
+    const client = await connect(server.url);
+    const notified: string[] = [];
+    await client.subscribe({ toolsListChanged: true, resourceSubscriptions: ['x://a'] }, (n) =>
+      notified.push(n.method),
+    );
+    for (let i = 0; i < 2; i++) {
+      await client.listTools();
+      await client.readResource({ uri: 'x://a' });
+      await client.readResource({ uri: 'x://b' });
+    }
+    expect(counts).toMatchObject({ 'tools/list': 1, 'resources/read': 2 });
+    const meta = { 'io.modelcontextprotocol/subscriptionId': listenId };
+    if (!stream) throw new Error('no listen stream');
+    sseEvent(stream, { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } });
+    sseEvent(stream, {
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { _meta: meta, uri: 'x://a' },
+    });
+    await waitFor(() => notified.length === 2);
+    await client.listTools();
+    await client.readResource({ uri: 'x://a' });
+    await client.readResource({ uri: 'x://b' });
+    // The changed list and the updated resource were fetched again; the untouched resource still came from cache.
+    expect(counts).toMatchObject({ 'tools/list': 2, 'resources/read': 3 });
+  });
+});
