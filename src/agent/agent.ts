@@ -76,6 +76,8 @@ interface RunState {
   readonly emit: (event: AgentEvent) => void;
   readonly messages: ChatMessage[];
   readonly records: ToolCallRecord[];
+  /** The groups this run activated (undefined: every server). */
+  readonly groups: readonly string[] | undefined;
   usage: { inputTokens: number; outputTokens: number };
 }
 
@@ -113,7 +115,7 @@ export class Agent {
     state.emit({ type: 'run_start', runId: state.runId, model: this.options.model.id, input });
     let ending: RunEnding;
     try {
-      ending = await this.loop(state, options.maxSteps ?? this.options.maxSteps ?? 10, options.groups);
+      ending = await this.loop(state, options.maxSteps ?? this.options.maxSteps ?? 10);
     } catch (caught) {
       if (this.options.throwOnProtocolError && caught instanceof ProtocolFailure && !state.signal.aborted) {
         throw caught.cause;
@@ -159,19 +161,16 @@ export class Agent {
       emit: options.onEvent ?? (() => undefined),
       messages,
       records: [],
+      groups: options.groups,
       usage: { inputTokens: 0, outputTokens: 0 },
     };
   }
 
   /** Think, act, observe, until an answer or `maxSteps` turns. */
-  private async loop(
-    state: RunState,
-    maxSteps: number,
-    groups: readonly string[] | undefined,
-  ): Promise<RunEnding> {
+  private async loop(state: RunState, maxSteps: number): Promise<RunEnding> {
     while (state.step < maxSteps) {
       state.step++;
-      const response = await this.think(state, state.step, groups);
+      const response = await this.think(state, state.step);
       if (response.message.toolCalls.length === 0) {
         return { stopReason: turnStop(response), answer: response.message.content };
       }
@@ -187,14 +186,10 @@ export class Agent {
   }
 
   /** Frame 5-6: refresh the registry (between turns only), then one model turn through the middleware. */
-  private async think(
-    state: RunState,
-    step: number,
-    groups: readonly string[] | undefined,
-  ): Promise<ModelResponse> {
+  private async think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
-    const tools = host.registry.definitions(groups);
+    const tools = host.registry.definitions(state.groups);
     if (step === 1 || (change && change.added.length + change.removed.length + change.changed.length > 0)) {
       state.emit({ type: 'registry', step, tools: tools.map((t) => t.name), ...(change ? { change } : {}) });
     }
@@ -268,7 +263,8 @@ export class Agent {
   }
 
   private async runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
-    const tool = this.options.host.registry.get(call.name);
+    // A tool of a group this run did not activate is as unknown as one that does not exist.
+    const tool = this.options.host.registry.get(call.name, state.groups);
     state.emit({
       type: 'tool_call',
       step,
@@ -285,6 +281,7 @@ export class Agent {
       tool,
       arguments: call.arguments,
       signal: state.signal,
+      ...(state.groups === undefined ? {} : { groups: state.groups }),
     };
     const outcome = await this.callTool(context);
     const record: ToolCallRecord = {
@@ -310,7 +307,7 @@ export class Agent {
   private async executeTool(context: ToolContext): Promise<ToolOutcome> {
     const { call, tool } = context;
     if (!tool) {
-      const known = this.options.host.registry.entries().map((t) => t.llmName);
+      const known = this.options.host.registry.definitions(context.groups).map((t) => t.name);
       const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
       return {
         status: 'unknown_tool',

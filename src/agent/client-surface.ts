@@ -39,6 +39,8 @@ export interface HostClient {
     params: { name: string; arguments?: Record<string, string> },
     options?: { signal?: AbortSignal },
   ): Promise<GetPromptResult>;
+  /** Liveness without any cache in the way (`ping`, or an uncached `server/discover`). */
+  ping?(options?: { signal?: AbortSignal }): Promise<void>;
   close(): Promise<void>;
 }
 

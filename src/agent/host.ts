@@ -22,7 +22,14 @@ import type { HostConfig } from './config.js';
 import { mcpClientConnector } from './connect.js';
 import type { ToolNamer } from './naming.js';
 import { type RegisteredTool, type RegistryChange, ToolRegistry } from './registry.js';
-import { type RetryPolicy, ServerSlot, type ServerState, type ServerStatus } from './server-slot.js';
+import {
+  type RetryPolicy,
+  ServerSlot,
+  type ServerState,
+  type ServerStatus,
+  type SlotChange,
+  messageOf,
+} from './server-slot.js';
 
 export type HostEvent =
   | {
@@ -56,6 +63,11 @@ export interface HostOptions {
   /** Per connection attempt (spawn or connect, plus the first lists). Default 30 s. */
   readonly connectTimeoutMs?: number;
   readonly retry?: Partial<RetryPolicy>;
+  /**
+   * How long a refresh between turns waits for a server's lists after its list_changed; a slower server
+   * keeps its previous tools for that turn instead of holding up the run. Default 5 s.
+   */
+  readonly refreshTimeoutMs?: number;
   /** Reconnect after a server's connection drops. Default true. */
   readonly reconnect?: boolean;
   /**
@@ -86,10 +98,11 @@ export class McpHost {
     const slotOptions = {
       connector: options.connector ?? mcpClientConnector,
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      refreshTimeoutMs: options.refreshTimeoutMs ?? 5_000,
       retry: { maxAttempts: options.retry?.maxAttempts ?? 3, backoffMs: options.retry?.backoffMs ?? 500 },
       reconnect: options.reconnect ?? true,
       logger: options.logger ?? silentLogger,
-      onChange: (slot: ServerSlot, what: 'state' | ClientEvent) => this.onSlotChange(slot, what),
+      onChange: (slot: ServerSlot, what: SlotChange) => this.onSlotChange(slot, what),
     };
     for (const server of config.servers) {
       this.slots.set(
@@ -179,7 +192,33 @@ export class McpHost {
         `server ${tool.server} is not connected (${slot?.state ?? 'unknown'})`,
       );
     }
-    const signal = options.signal;
+    try {
+      return await this.callOn(client, tool, args, slot.config.timeoutMs, options.signal);
+    } catch (error) {
+      // A request that could not reach the server may mean the server is gone (over HTTP nothing else
+      // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
+      if (isLinkFailure(error)) await this.confirmLost(slot, client, error);
+      throw error;
+    }
+  }
+
+  private async confirmLost(slot: ServerSlot, client: HostClient, error: unknown): Promise<void> {
+    const signal = AbortSignal.timeout(2_000);
+    const probing = client.ping ? client.ping({ signal }) : client.listTools({ signal });
+    const probe = await probing.then(
+      () => undefined,
+      (probeError: unknown) => probeError,
+    );
+    if (probe !== undefined && isLinkFailure(probe)) slot.connectionLost(client, messageOf(error));
+  }
+
+  private async callOn(
+    client: HostClient,
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    timeoutMs: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<CallToolResult> {
     if (tool.kind === 'resource') {
       const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
       return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -191,7 +230,6 @@ export class McpHost {
       );
       return { content: promptAsContent(prompt) };
     }
-    const timeoutMs = slot.config.timeoutMs;
     return client.callTool(
       { name: tool.mcpName, arguments: args },
       { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
@@ -276,9 +314,11 @@ export class McpHost {
     return { elicitation, sampling };
   }
 
-  private onSlotChange(slot: ServerSlot, what: 'state' | ClientEvent): void {
+  private onSlotChange(slot: ServerSlot, what: SlotChange): void {
     const server = slot.config.name;
-    if (what === 'state') {
+    if (what === 'lists') {
+      this.registryStale = true;
+    } else if (what === 'state') {
       // A server that became ready, failed or closed changes which tools exist.
       this.registryStale = true;
       this.emit({
@@ -301,6 +341,18 @@ export class McpHost {
       }
     }
   }
+}
+
+/**
+ * The link itself failed (process gone, connection refused or dropped), as opposed to an answer: a JSON-RPC
+ * error, an HTTP status (the server is up), a timeout or a cancellation.
+ */
+function isLinkFailure(error: unknown): boolean {
+  if (!(error instanceof LocalError)) return false;
+  if (!['connection_closed', 'process_exited', 'transport_error'].includes(error.code)) return false;
+  const status = (error.data as { status?: unknown } | undefined)?.status;
+  const cause = error.cause as { data?: { status?: unknown } } | undefined;
+  return status === undefined && cause?.data?.status === undefined;
 }
 
 function stringRecord(value: unknown): Record<string, string> {

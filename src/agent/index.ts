@@ -70,4 +70,4 @@ export { type RegisteredTool, type RegistryChange, type ServerSnapshot, ToolRegi
 export { type ResultLimits, toResultParts } from './results.js';
 export type { SamplingOptions } from './sampling.js';
 export type { RetryPolicy, ServerState, ServerStatus } from './server-slot.js';
-export { TRANSCRIPT_VERSION, toTranscript } from './transcript.js';
+export { TRANSCRIPT_SCHEMA, TRANSCRIPT_VERSION, toTranscript } from './transcript.js';

@@ -58,6 +58,8 @@ export interface ToolContext {
   /** The arguments that will be sent; a middleware may replace them. */
   readonly arguments: Record<string, unknown>;
   readonly signal: AbortSignal;
+  /** The groups the run activated (undefined: every server). */
+  readonly groups?: readonly string[];
   /** Set once the approval gate has decided. */
   readonly approval?: ApprovalRecord;
 }

@@ -64,8 +64,11 @@ export class ToolRegistry {
     return this.byName.size;
   }
 
-  get(llmName: string): RegisteredTool | undefined {
-    return this.byName.get(llmName);
+  /** The tool named `llmName`; with `groups`, only when it is active for them (see `active`). */
+  get(llmName: string, groups?: readonly string[]): RegisteredTool | undefined {
+    const entry = this.byName.get(llmName);
+    if (!entry || groups === undefined || entry.groups.length === 0) return entry;
+    return entry.groups.some((group) => groups.includes(group)) ? entry : undefined;
   }
 
   entries(): RegisteredTool[] {

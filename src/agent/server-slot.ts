@@ -11,6 +11,8 @@ import type { ClientEvent, Connector, HostClient, ServerRequestHandlers } from '
 import type { ServerConfig } from './config.js';
 import type { ServerSnapshot } from './registry.js';
 
+export type SlotChange = 'state' | 'lists' | ClientEvent;
+
 export type ServerState = 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed';
 
 export interface ServerStatus {
@@ -36,12 +38,17 @@ export interface SlotOptions {
   readonly connector: Connector;
   readonly handlers: ServerRequestHandlers;
   readonly connectTimeoutMs: number;
+  /** How long a refresh waits for this server's lists before going on with the previous ones. */
+  readonly refreshTimeoutMs: number;
   readonly retry: RetryPolicy;
   /** Reconnect (per `retry`) after an established connection drops. */
   readonly reconnect: boolean;
   readonly logger: Logger;
-  /** State changes and notifications, for the host's events and its "registry is stale" flag. */
-  readonly onChange: (slot: ServerSlot, what: 'state' | ClientEvent) => void;
+  /**
+   * State changes, notifications, and `lists` (a late refresh landed), for the host's events and its
+   * "registry is stale" flag.
+   */
+  readonly onChange: (slot: ServerSlot, what: SlotChange) => void;
 }
 
 export class ServerSlot {
@@ -54,6 +61,8 @@ export class ServerSlot {
   prompts: readonly Prompt[] | undefined;
   /** Lists to fetch again at the next refresh (set by list_changed notifications). */
   readonly stale = { tools: false, resources: false, prompts: false };
+  /** A refresh that outlasted `refreshTimeoutMs`, still on its way. */
+  private lateRefresh: Promise<void> | undefined;
   /** Settles when the current connection attempt series ends, ready or failed. */
   connecting: Promise<void> = Promise.resolve();
   private readonly shutdown = new AbortController();
@@ -94,21 +103,45 @@ export class ServerSlot {
     return this.connecting;
   }
 
-  /** Fetches again whatever a notification marked stale. Failures keep the previous lists. */
+  /**
+   * Fetches again whatever a notification marked stale. A server slower than `refreshTimeoutMs` keeps its
+   * previous lists for this turn, so it never holds up the others; its answer is applied when it lands (the
+   * host hears `lists` and refreshes the registry before the next turn). A failure keeps the previous lists
+   * and is tried again at the next refresh.
+   */
   async refreshLists(signal?: AbortSignal): Promise<boolean> {
     const client = this.client;
-    if (this.state !== 'ready' || !client) return false;
+    if (this.state !== 'ready' || !client || this.lateRefresh) return false;
     const { stale } = this;
     if (!stale.tools && !stale.resources && !stale.prompts) return false;
     const want = { ...stale };
     stale.tools = stale.resources = stale.prompts = false;
-    try {
-      await this.fetchLists(client, want, signal);
-      return true;
-    } catch (error) {
-      this.options.logger.warn(`refreshing lists of ${this.config.name} failed`, messageOf(error));
-      return false;
-    }
+    const fetching = this.fetchLists(client, want, undefined, () => client === this.client).then(
+      () => client === this.client,
+      (error: unknown) => {
+        this.options.logger.warn(`refreshing lists of ${this.config.name} failed`, messageOf(error));
+        if (client === this.client) {
+          stale.tools ||= want.tools;
+          stale.resources ||= want.resources;
+          stale.prompts ||= want.prompts;
+        }
+        return false;
+      },
+    );
+    const waited = new AbortController();
+    const stop = signal ? AbortSignal.any([signal, waited.signal]) : waited.signal;
+    const timedOut = delay(this.options.refreshTimeoutMs, stop).then(
+      () => undefined,
+      () => undefined,
+    );
+    const onTime = await Promise.race([fetching, timedOut]);
+    waited.abort();
+    if (onTime !== undefined) return onTime;
+    this.lateRefresh = fetching.then((applied) => {
+      this.lateRefresh = undefined;
+      if (applied) this.options.onChange(this, 'lists');
+    });
+    return false;
   }
 
   async close(): Promise<void> {
@@ -167,7 +200,12 @@ export class ServerSlot {
       );
       client = await raceAbort(opening, attempt.signal);
       await raceAbort(
-        this.fetchLists(client, { tools: true, resources: true, prompts: true }, attempt.signal),
+        this.fetchLists(
+          client,
+          { tools: true, resources: true, prompts: true },
+          attempt.signal,
+          () => !attempt.signal.aborted,
+        ),
         attempt.signal,
       );
       this.client = client;
@@ -183,7 +221,8 @@ export class ServerSlot {
   private async fetchLists(
     client: HostClient,
     want: { tools: boolean; resources: boolean; prompts: boolean },
-    signal?: AbortSignal,
+    signal: AbortSignal | undefined,
+    current: () => boolean,
   ): Promise<void> {
     const capabilities = client.serverCapabilities ?? {};
     const options = signal ? { signal } : {};
@@ -192,6 +231,8 @@ export class ServerSlot {
       want.resources && capabilities.resources !== undefined ? client.listResources(options) : undefined,
       want.prompts && capabilities.prompts !== undefined ? client.listPrompts(options) : undefined,
     ]);
+    // Lists of a connection that has since been dropped or replaced are old news.
+    if (!current()) return;
     if (tools) this.tools = tools;
     else if (want.tools && capabilities.tools === undefined) this.tools = [];
     if (resources) this.resources = resources;
@@ -202,19 +243,29 @@ export class ServerSlot {
     // Events of a connection we already dropped (or that never finished opening) are old news.
     if (client === undefined || client !== this.client) return;
     if (event === 'close') {
-      if (this.state === 'closed') return;
-      this.client = undefined;
-      this.tools = [];
-      this.resources = this.prompts = undefined;
-      this.error = 'connection closed';
-      this.setState('failed');
-      if (this.options.reconnect && !this.shutdown.signal.aborted) this.start();
+      this.connectionLost(client, 'connection closed');
       return;
     }
     if (event === 'toolsListChanged') this.stale.tools = true;
     if (event === 'resourcesListChanged') this.stale.resources = true;
     if (event === 'promptsListChanged') this.stale.prompts = true;
     this.options.onChange(this, event);
+  }
+
+  /**
+   * The connection to `client` is gone: its process exited, or (over HTTP, where nothing stays open to
+   * notice) a request could not reach the server. Its tools leave at the next refresh and, per policy, the
+   * host reconnects. A connection already replaced is left alone.
+   */
+  connectionLost(client: HostClient, reason: string): void {
+    if (client !== this.client || this.state === 'closed') return;
+    this.client = undefined;
+    this.tools = [];
+    this.resources = this.prompts = undefined;
+    this.error = reason;
+    this.setState('failed');
+    void client.close().catch(() => undefined);
+    if (this.options.reconnect && !this.shutdown.signal.aborted) this.start();
   }
 
   private setState(state: ServerState): void {

@@ -5,7 +5,7 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
-import { UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
+import { AGENT_STARTUP_MS, UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
 const OPTIONS = {
@@ -24,6 +24,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
   if (!chosen) throw new UsageError('no model: pass --model <provider>:<model> or set AGENTFORGE_MODEL');
   const terminal = new Terminal(process.stdin, process.stdout);
   const host = await openHost(values.config, {
+    // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
+    startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
     handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
     offerSampling: true,

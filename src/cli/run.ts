@@ -7,7 +7,7 @@ import type { McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
 import { toTranscript } from '../agent/transcript.js';
 import { renderEvent } from './render.js';
-import { UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
+import { AGENT_STARTUP_MS, UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
 export const RUN_OPTIONS = {
@@ -32,6 +32,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
   const host = await openHost(values.config, {
+    // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
+    startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
     ...(terminal
       ? {

@@ -10,6 +10,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** How long `run` and `chat` wait for servers at startup before going on with those that are ready. */
+export const AGENT_STARTUP_MS = 10_000;
+
 export async function openHost(configPath: string | undefined, options: Omit<HostOptions, 'connector'> = {}) {
   if (!configPath) throw new UsageError('--config <mcp.json> is required');
   const config = await loadConfig(configPath);

@@ -7,10 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import type { ApprovalRequest } from '../../src/agent/approval.js';
 import type { AuditEntry } from '../../src/agent/audit.js';
-import { DemoModel } from '../../src/agent/demo-model.js';
-import type { RunResult } from '../../src/agent/events.js';
 import { McpHost } from '../../src/agent/host.js';
-import { afterModel, afterTool, beforeModel, beforeTool } from '../../src/agent/middleware.js';
+import { afterTool, beforeTool } from '../../src/agent/middleware.js';
 import { createModel } from '../../src/providers/index.js';
 import { readToolResults, startFakeProvider } from '../support/fake-providers/index.js';
 import { LAB, WEATHER, config, stdio } from './support.js';
@@ -109,11 +107,9 @@ describe('the loop around tools', () => {
     expect(result.stopReason).toBe('cancelled');
     expect(result.toolCalls[0]).toMatchObject({ llmName: 'lab__wait', status: 'cancelled', isError: true });
     expect(fake.requests).toHaveLength(1);
-    // The server is still healthy: the cancellation ended the call, not the connection.
-    const search = host.registry.get('lab__search')!;
-    expect((await host.callTool(search, { query: 'still there' })).content[0]).toMatchObject({
-      text: 'lab found: still there',
-    });
+    // The server itself was told (notifications/cancelled), and the connection lives on.
+    const count = await host.callTool(host.registry.get('lab__cancellations')!, {});
+    expect(count.content[0]).toMatchObject({ text: '1' });
   });
 
   it('a tool that changes after approval is asked about again, with the diff', async () => {
@@ -346,73 +342,5 @@ describe('what the model gets wrong, and limits', () => {
     expect(peak).toBe(2);
     expect(result.stopReason).toBe('cancelled');
     expect(result.toolCalls.every((c) => c.status === 'cancelled')).toBe(true);
-  });
-});
-
-describe('model middleware', () => {
-  it('can rewrite the request, short-circuit a turn, and edit the response', async () => {
-    await using fake = await startFakeProvider('gemini', [{ text: 'the real model answer' }]);
-    await using host = await McpHost.start(config({ weather: stdio(WEATHER) }), {});
-    const cache = new Map<string, string>([['cached question', 'from the cache']]);
-    const agent = new Agent({
-      model: createModel(fake.spec('m'), fake.env),
-      host,
-      middleware: [
-        beforeModel((ctx) => ({
-          ...ctx,
-          request: {
-            ...ctx.request,
-            messages: [{ role: 'system', content: 'Answer in English.' }, ...ctx.request.messages],
-          },
-        })),
-        {
-          model: async (ctx, next) => {
-            const last = ctx.request.messages.at(-1);
-            const hit =
-              last?.role === 'user' && typeof last.content === 'string' ? cache.get(last.content) : undefined;
-            if (hit)
-              return { message: { role: 'assistant', content: hit, toolCalls: [] }, stopReason: 'stop' };
-            return next(ctx);
-          },
-        },
-        afterModel((_ctx, response) => ({
-          ...response,
-          message: { ...response.message, content: response.message.content.toUpperCase() },
-        })),
-      ],
-    });
-    expect((await agent.run('cached question')).answer).toBe('from the cache');
-    expect(fake.requests).toHaveLength(0);
-    expect((await agent.run('fresh question')).answer).toBe('THE REAL MODEL ANSWER');
-    expect(fake.requests[0]?.body.systemInstruction.parts[0].text).toBe('Answer in English.');
-  });
-});
-
-describe('events for UIs', () => {
-  it('agent.stream() yields the run as events, ending with done', async () => {
-    await using host = await McpHost.start(config({ weather: { ...stdio(WEATHER), approval: 'auto' } }), {});
-    const agent = new Agent({ model: new DemoModel(), host });
-    const types: string[] = [];
-    let done: RunResult | undefined;
-    for await (const event of agent.stream('What is the weather in Shanghai?')) {
-      if (types.at(-1) !== event.type) types.push(event.type);
-      if (event.type === 'done') done = event.result;
-    }
-    expect(types).toEqual([
-      'run_start',
-      'registry',
-      'model_start',
-      'model_end',
-      'tool_call',
-      'tool_result',
-      'model_start',
-      'text_delta',
-      'model_end',
-      'answer',
-      'done',
-    ]);
-    expect(done?.toolCalls[0]).toMatchObject({ llmName: 'weather__get_weather', approval: { by: 'config' } });
-    expect(done?.answer).toContain('offline demo model');
-    expect(done?.answer).toContain('Shanghai: 24°C, light rain');
   });
 });

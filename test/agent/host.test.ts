@@ -5,7 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { McpHost } from '../../src/agent/host.js';
 import type { McpClient } from '../../src/client/index.js';
-import { LAB, ORDERS, ROOT, WEATHER, config, startHttp, stdio } from './support.js';
+import { Agent } from '../../src/agent/agent.js';
+import { parseConfig } from '../../src/agent/config.js';
+import { afterTool } from '../../src/agent/middleware.js';
+import { createModel } from '../../src/providers/index.js';
+import { readToolNames, readToolResults, startFakeProvider } from '../support/fake-providers/index.js';
+import { LAB, LEGACY_SSE, ORDERS, ROOT, STUCK_LIST, WEATHER, config, startHttp, stdio } from './support.js';
 
 describe('McpHost', () => {
   it('connects servers concurrently; a failing and a hanging server are reported and their tools absent', async () => {
@@ -161,5 +166,66 @@ describe('McpHost with a server written with the official SDK', () => {
     expect(host.registry.size).toBe(status?.toolCount);
     const result = await host.callTool(echo!, { message: 'hello from agentforge' });
     expect(JSON.stringify(result.content)).toContain('hello from agentforge');
+  });
+});
+
+describe('McpHost transport detection and per-server settings', () => {
+  it('detects a legacy HTTP+SSE server (official SDK) for a URL without type, after Streamable HTTP fails', async () => {
+    await using legacy = await startHttp(LEGACY_SSE, 'old');
+    await using host = await McpHost.start(config({ archive: { url: legacy.url } }), {});
+    expect(host.servers()[0]).toMatchObject({ state: 'ready', era: 'handshake', serverName: 'legacy-old' });
+    const result = await host.callTool(host.registry.get('archive__search')!, { query: 'q' });
+    expect(result.content[0]).toMatchObject({ text: 'old found: q' });
+  });
+
+  it('reads the VS Code "servers" key, and timeoutMs bounds each tool call of that server', async () => {
+    const parsed = parseConfig(
+      { servers: { lab: { ...stdio(LAB, 'slow-lab'), type: 'stdio', timeoutMs: 400 } } },
+      { source: '.vscode/mcp.json' },
+    );
+    await using host = await McpHost.start(parsed, {});
+    const started = Date.now();
+    const error = await host.callTool(host.registry.get('lab__wait')!, {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'LocalError', code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    // A timed-out call is not a dead server: it stays ready, its tools stay.
+    expect(host.servers()[0]?.state).toBe('ready');
+    expect(await host.callTool(host.registry.get('lab__search')!, { query: 'x' })).toMatchObject({
+      content: [{ text: 'slow-lab found: x' }],
+    });
+  });
+});
+
+describe('McpHost refresh with a slow server', () => {
+  it('a server that stops answering tools/list after list_changed does not hold up the next turn', async () => {
+    await using fake = await startFakeProvider('openai', (body, _request, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'stuck__poke', arguments: {} }] };
+      if (index === 1)
+        return { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Beijing' } }] };
+      return { text: readToolResults('openai', body)[0]?.text ?? '' };
+    });
+    await using host = await McpHost.start(
+      config({
+        weather: stdio(WEATHER),
+        stuck: { ...stdio(STUCK_LIST), protocolVersion: '2025-11-25' },
+      }),
+      { refreshTimeoutMs: 300 },
+    );
+    let notified!: () => void;
+    const changed = new Promise<void>((resolve) => (notified = resolve));
+    host.on((event) => event.type === 'list_changed' && notified());
+    const agent = new Agent({
+      model: createModel(fake.spec('m'), fake.env),
+      host,
+      approval: { policy: 'all' },
+      middleware: [afterTool(async (ctx) => void (ctx.call.name === 'stuck__poke' && (await changed)))],
+    });
+    const started = Date.now();
+    const result = await agent.run('poke, then the weather');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(result.answer).toBe('Beijing: 18°C, cloudy');
+    // The slow server keeps the tools it had; the others were never held up.
+    expect(readToolNames('openai', fake.requests[1]!.body)).toEqual(['stuck__poke', 'weather__get_weather']);
+    expect(host.servers().find((s) => s.name === 'stuck')?.state).toBe('ready');
   });
 });

@@ -4,22 +4,9 @@
  * examples and a lab server, over stdio and Streamable HTTP) through the real McpClient.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, type AgentOptions } from '../../src/agent/agent.js';
-import type { AgentEvent } from '../../src/agent/events.js';
-import { McpHost } from '../../src/agent/host.js';
 import { afterTool } from '../../src/agent/middleware.js';
-import { createModel } from '../../src/providers/index.js';
-import {
-  type FakeProvider,
-  type FakeProviderKind,
-  type FakeScript,
-  readToolNames,
-  readToolResults,
-  startFakeProvider,
-} from '../support/fake-providers/index.js';
-import { type HttpExample, LAB, ORDERS, WEATHER, config, startHttp, stdio } from './support.js';
-
-const PROVIDERS: FakeProviderKind[] = ['openai', 'openai-responses', 'anthropic', 'gemini'];
+import { readToolNames, readToolResults } from '../support/fake-providers/index.js';
+import { type HttpExample, LAB, ORDERS, PROVIDERS, WEATHER, harness, startHttp, stdio } from './support.js';
 
 let orders: HttpExample;
 let labHttp: HttpExample;
@@ -31,52 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([orders?.close(), labHttp?.close()]);
 });
-
-interface Harness extends AsyncDisposable {
-  readonly fake: FakeProvider;
-  readonly host: McpHost;
-  readonly agent: Agent;
-  readonly events: AgentEvent[];
-  run(task: string): ReturnType<Agent['run']>;
-}
-
-async function harness(
-  kind: FakeProviderKind,
-  script: FakeScript,
-  servers: Record<string, Record<string, unknown>>,
-  agentOptions: Partial<AgentOptions> = {},
-): Promise<Harness> {
-  const fake = await startFakeProvider(kind, script, { chunkSize: 5 });
-  let host: McpHost | undefined;
-  try {
-    host = await McpHost.start(config(servers), { reconnect: false, retry: { maxAttempts: 1 } });
-    const notReady = host.servers().filter((s) => s.state !== 'ready');
-    if (notReady.length > 0) throw new Error(`servers not ready: ${JSON.stringify(notReady)}`);
-    const agent = new Agent({
-      model: createModel(fake.spec('test-model'), fake.env, { maxRetries: 0 }),
-      host,
-      approval: { policy: 'all' },
-      ...agentOptions,
-    });
-    const events: AgentEvent[] = [];
-    const close = async () => {
-      await host?.close();
-      await fake.close();
-    };
-    return {
-      fake,
-      host,
-      agent,
-      events,
-      run: (task) => agent.run(task, { onEvent: (event) => events.push(event) }),
-      [Symbol.asyncDispose]: close,
-    };
-  } catch (error) {
-    await host?.close();
-    await fake.close();
-    throw error;
-  }
-}
 
 describe.each(PROVIDERS)('agent loop over %s', (kind) => {
   const results = (body: unknown) => readToolResults(kind, body);

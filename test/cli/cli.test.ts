@@ -7,7 +7,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRANSCRIPT_SCHEMA } from '../../src/agent/transcript.js';
 import { type FakeProvider, readToolResults, startFakeProvider } from '../support/fake-providers/index.js';
 import { type HttpExample, LAB, ORDERS, ROOT, WEATHER, startHttp } from '../agent/support.js';
 
@@ -208,6 +210,13 @@ describe('agentforge run --json', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const transcript = JSON.parse(stdout);
+    // The documented format, checked as a JSON Schema (date-times are checked with Date.parse below).
+    const validate = new Ajv2020({
+      strict: true,
+      allowUnionTypes: true,
+      formats: { 'date-time': true },
+    }).compile(TRANSCRIPT_SCHEMA);
+    expect(validate(transcript) ? [] : validate.errors).toEqual([]);
     expect(Object.keys(transcript)).toEqual([
       'format',
       'version',

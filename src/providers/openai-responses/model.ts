@@ -9,6 +9,7 @@ import {
 import { type HttpOptions, postJson, readJson } from '../shared/http.js';
 import { eventJson, readEvents, streamError } from '../shared/sse.js';
 import { checkTools, syntheticCallId } from '../shared/tools.js';
+import { StrictArguments } from '../openai/strict.js';
 import { responsesRequestBody, responsesResponse, responsesStopReason, responsesUsage } from './wire.js';
 
 export interface OpenAIResponsesOptions extends HttpOptions {
@@ -41,10 +42,20 @@ export class OpenAIResponsesModel implements ChatModel {
     if (body?.status === 'failed') throw streamError(this.provider, body.error);
     const response = responsesResponse(body);
     if (!response) throw new ModelError(this.provider, 'invalid_response', 'response has no output array');
-    return response;
+    return this.strictArguments(request).response(response);
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const strict = this.strictArguments(request);
+    for await (const event of this.streamEvents(request)) yield strict.event(event);
+  }
+
+  /** Strict mode's nullable stand-ins for optional properties are dropped again on the way back. */
+  private strictArguments(request: ModelRequest): StrictArguments {
+    return new StrictArguments(this.options.strictTools ? (request.tools ?? []) : []);
+  }
+
+  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const open = await this.post(request, true);
     const acc = new StreamAccumulator();
     const calls = new Map<unknown, StreamedCall>(); // by output_index

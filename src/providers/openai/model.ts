@@ -10,6 +10,7 @@ import {
 import { type HttpOptions, postJson, readJson } from '../shared/http.js';
 import { eventJson, readEvents, streamError } from '../shared/sse.js';
 import { checkTools, syntheticCallId } from '../shared/tools.js';
+import { StrictArguments } from './strict.js';
 import { chatRequestBody, chatResponse, chatStopReason, chatUsage } from './wire.js';
 
 export interface OpenAIChatOptions extends HttpOptions {
@@ -44,10 +45,20 @@ export class OpenAIChatModel implements ChatModel {
     const response = chatResponse(body);
     if (!response)
       throw new ModelError(this.provider, 'invalid_response', 'response has no choices[0].message');
-    return response;
+    return this.strictArguments(request).response(response);
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const strict = this.strictArguments(request);
+    for await (const event of this.streamEvents(request)) yield strict.event(event);
+  }
+
+  /** Strict mode's nullable stand-ins for optional properties are dropped again on the way back. */
+  private strictArguments(request: ModelRequest): StrictArguments {
+    return new StrictArguments(this.options.strictTools ? (request.tools ?? []) : []);
+  }
+
+  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const open = await this.post(request, true);
     const acc = new StreamAccumulator();
     // Provider `index` of each streamed call -> our call index; a new index means the previous call is complete.

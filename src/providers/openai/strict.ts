@@ -1,4 +1,5 @@
-import { isRecord, type JsonSchema, joinDescription } from '../shared/tools.js';
+import type { ModelResponse, ModelStreamEvent, ToolCall, ToolDefinition } from '../../agent/model.js';
+import { isRecord, type JsonSchema, joinDescription, objectSchema } from '../shared/tools.js';
 
 /**
  * Keywords OpenAI structured outputs reject; their meaning moves into the description instead
@@ -90,4 +91,92 @@ function nullable(schema: unknown): unknown {
 function mapValues(value: unknown, fn: (item: unknown) => unknown): unknown {
   if (!isRecord(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fn(item)]));
+}
+
+/**
+ * The way back from strict mode: it made optional properties required but nullable, so the model answers
+ * `null` for "not given", while the MCP server expects such a property left out (and its schema may refuse
+ * null). Nulls are dropped where the tool's original schema made the property optional and does not itself
+ * accept null; everything else is passed on as the model sent it.
+ */
+export class StrictArguments {
+  private readonly originals = new Map<string, JsonSchema | null>();
+
+  /** `tools` as the request offered them; empty when strict mode is off. */
+  constructor(private readonly tools: readonly ToolDefinition[]) {}
+
+  call(call: ToolCall): ToolCall {
+    const schema = this.original(call.name);
+    return schema ? { ...call, arguments: dropNulls(call.arguments, schema, schema, 0) as JsonRecord } : call;
+  }
+
+  response(response: ModelResponse): ModelResponse {
+    if (response.message.toolCalls.length === 0 || this.tools.length === 0) return response;
+    return {
+      ...response,
+      message: { ...response.message, toolCalls: response.message.toolCalls.map((c) => this.call(c)) },
+    };
+  }
+
+  event(event: ModelStreamEvent): ModelStreamEvent {
+    if (event.type === 'tool_call_end') return { ...event, call: this.call(event.call) };
+    if (event.type === 'done') return { ...event, response: this.response(event.response) };
+    return event;
+  }
+
+  /** The schema the server published, when this tool was sent strict (cached per request). */
+  private original(name: string): JsonSchema | undefined {
+    if (!this.originals.has(name)) {
+      const tool = this.tools.find((t) => t.name === name);
+      const schema = tool ? objectSchema(tool.inputSchema) : undefined;
+      this.originals.set(name, schema && toStrictSchema(schema) ? schema : null);
+    }
+    return this.originals.get(name) ?? undefined;
+  }
+}
+
+type JsonRecord = Record<string, unknown>;
+const MAX_DEPTH = 32;
+
+function dropNulls(value: unknown, node: unknown, root: JsonSchema, depth: number): unknown {
+  const schema = resolve(node, root);
+  if (!schema || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => dropNulls(item, schema.items, root, depth + 1));
+  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const out: JsonRecord = {};
+  for (const [key, item] of Object.entries(value)) {
+    const property = schema.properties[key];
+    if (item === null && !required.has(key) && !acceptsNull(resolve(property, root))) continue;
+    out[key] = dropNulls(item, property, root, depth + 1);
+  }
+  return out;
+}
+
+function acceptsNull(schema: JsonSchema | undefined): boolean {
+  if (!schema) return true; // unknown property: leave what the model said
+  const { type } = schema;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null);
+  if ('const' in schema) return schema.const === null;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) return branches.some((b) => isRecord(b) && acceptsNull(b));
+  }
+  return type === undefined && schema.$ref === undefined; // no type constraint: null is a value like any
+}
+
+/** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`) within the tool's own schema. */
+function resolve(node: unknown, root: JsonSchema): JsonSchema | undefined {
+  let current = node;
+  for (let hops = 0; isRecord(current) && typeof current.$ref === 'string' && hops < 8; hops++) {
+    const ref: string = current.$ref;
+    if (!ref.startsWith('#')) return undefined;
+    let target: unknown = root;
+    for (const token of ref.slice(1).split('/').filter(Boolean)) {
+      target = isRecord(target) ? target[token.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
+    }
+    current = target;
+  }
+  return isRecord(current) ? current : undefined;
 }
