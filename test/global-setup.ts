@@ -3,7 +3,7 @@
  * child processes and HTTP servers from the compiled output, as users run it.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 function newestMtime(dir: string): number {
@@ -38,11 +38,7 @@ export default function setup(): void {
     // tsc still emits on type errors; `npm run typecheck` is the gate for those, tests judge behaviour.
     console.warn('[global-setup] tsc reported errors; testing the emitted output anyway');
   }
-  execFileSync(
-    process.execPath,
-    ['-e', "require('fs').writeFileSync('dist/.build-stamp', String(Date.now()))"],
-    {
-      cwd: root,
-    },
-  );
+  // As `npm run build` does: the CLI entry is the package's bin, so it must be executable.
+  chmodSync(join(root, 'dist', 'cli', 'main.js'), 0o755);
+  writeFileSync(join(root, 'dist', '.build-stamp'), String(Date.now()));
 }
