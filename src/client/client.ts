@@ -168,36 +168,59 @@ export class McpClient {
    * Calls a tool. A result with `isError` is returned, not thrown; protocol errors throw RpcError. Never
    * retried after a connection failure unless `options.retry` is set (a call may have side effects).
    */
-  async callTool(params: CallToolParams, options: CallOptions = {}): Promise<CallToolResult> {
-    const body: Record<string, unknown> = { name: params.name };
-    if (params.arguments !== undefined) body.arguments = params.arguments;
-    if (
-      this.#mirrorsToolHeaders() &&
-      !this.#core.toolHeaders.has(params.name) &&
-      !this.#core.toolHeaders.known
-    ) {
-      // The Mcp-Param-* headers come from the tool's inputSchema: learn it before the first call, within the
-      // call's own time and cancellation.
-      const listOptions: RequestOptionsLite = {};
-      if (options.signal) listOptions.signal = options.signal;
-      if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
-      await this.listTools(listOptions).catch(() => undefined);
+  callTool(params: CallToolParams, options: CallOptions = {}): Promise<CallToolResult> {
+    try {
+      const body: Record<string, unknown> = { name: params.name };
+      if (params.arguments !== undefined) body.arguments = params.arguments;
+      if (
+        this.#mirrorsToolHeaders() &&
+        !this.#core.toolHeaders.has(params.name) &&
+        !this.#core.toolHeaders.known
+      ) {
+        return this.#learnHeadersThenCall(body, options);
+      }
+      // The common path: one promise chain, no async frame held per call in flight. Only a link that mirrors
+      // tool headers can see HeaderMismatch, so only it pays for the handler.
+      const sent = this.#core.request('tools/call', body, options) as Promise<CallToolResult>;
+      if (!this.#mirrorsToolHeaders()) return sent;
+      return sent.catch((error: unknown) => this.#retryOnHeaderMismatch(error, body, options));
+    } catch (error) {
+      return Promise.reject(error);
     }
+  }
+
+  /**
+   * The Mcp-Param-* headers come from the tool's inputSchema: learn it before the first call, within the
+   * call's own time and cancellation.
+   */
+  async #learnHeadersThenCall(body: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const listOptions: RequestOptionsLite = {};
+    if (options.signal) listOptions.signal = options.signal;
+    if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
+    await this.listTools(listOptions).catch(() => undefined);
     try {
       return (await this.#core.request('tools/call', body, options)) as CallToolResult;
     } catch (error) {
-      if (
-        !(error instanceof RpcError) ||
-        error.code !== McpErrorCode.HeaderMismatch ||
-        !this.#mirrorsToolHeaders()
-      ) {
-        throw error;
-      }
-      // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
-      this.#core.cache?.invalidate(this.#core.key, 'tools/list');
-      await this.listTools();
-      return (await this.#core.request('tools/call', body, options)) as CallToolResult;
+      return this.#retryOnHeaderMismatch(error, body, options);
     }
+  }
+
+  async #retryOnHeaderMismatch(
+    error: unknown,
+    body: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    if (
+      !(error instanceof RpcError) ||
+      error.code !== McpErrorCode.HeaderMismatch ||
+      !this.#mirrorsToolHeaders()
+    ) {
+      throw error;
+    }
+    // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
+    this.#core.cache?.invalidate(this.#core.key, 'tools/list');
+    await this.listTools();
+    return (await this.#core.request('tools/call', body, options)) as CallToolResult;
   }
 
   async readResource(params: { uri: string }, options: CallOptions = {}): Promise<ReadResourceResult> {

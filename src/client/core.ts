@@ -6,7 +6,6 @@
 import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import { INPUT_REQUIRED_METHODS } from '../mcp/methods.js';
-import { readResultType } from '../mcp/result-type.js';
 import { LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION } from '../mcp/revisions.js';
 import type { Implementation, LoggingMessageParams } from '../mcp/types.js';
 import { HttpStatusError } from '../transports/http/client/errors.js';
@@ -19,13 +18,13 @@ import { ClientEventEmitter } from './events.js';
 import { httpStatusOf, isLinkFailure, unwrapError } from './failures.js';
 import { answerInputRequest, capabilitiesFromHandlers } from './input.js';
 import { type Link, createLink, createTransport, isStdioTarget, targetKey } from './link.js';
+import { RequestDefaults, completeOnly } from './request-options.js';
 import { StatelessCodec } from './stateless.js';
 import { SubscriptionManager } from './subscriptions.js';
 import { ToolHeaderRegistry } from './tool-headers.js';
 import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.0' };
-const DEFAULT_MAX_TOTAL_MS = 10 * 60_000;
 /** Which HTTP transport answered an endpoint last time ('sse' skips the Streamable HTTP attempt). */
 const httpKindCache = new Map<string, 'streamable-http' | 'sse'>();
 
@@ -46,6 +45,7 @@ export class ClientCore {
   #renewing: Promise<void> | undefined;
   #dead: Error | undefined;
   #closed = false;
+  readonly #defaults: RequestDefaults;
 
   constructor(target: ConnectTarget, options: ClientOptions) {
     this.#target = target;
@@ -55,6 +55,7 @@ export class ClientCore {
     this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.cache = options.cache === false ? undefined : (options.cache ?? new ResultCache());
     this.#codec = this.#newCodec();
+    this.#defaults = new RequestDefaults(options);
     this.subscriptions = new SubscriptionManager({
       link: () => this.link,
       codec: () => this.#codec,
@@ -270,77 +271,84 @@ export class ClientCore {
    * One logical request: era codec, MRTR, result-type check, and the failure rules. `idempotent` requests
    * (list/read/get) are retried once after a link failure; tools/call only when the caller opted in.
    */
-  async request(
+  request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: CallOptions = {},
     idempotent = false,
   ): Promise<Result> {
-    const link = await this.ready();
-    try {
-      return await this.#send(link, method, params, options);
-    } catch (caught) {
-      const error = unwrapError(caught);
-      const retryable = (idempotent || options.retry === true) && !options.signal?.aborted;
-      if (error instanceof HttpStatusError && error.sessionExpired) {
-        await this.#renewSession(link, error.expiredSessionId);
-        if (retryable) return this.#send(await this.ready(), method, params, options);
-        throw new LocalError(
-          'connection_closed',
-          `the server ended the session during ${method}; a new session was started`,
-          { cause: error },
-        );
-      }
-      if (retryable && isLinkFailure(error) && !this.#closed) {
-        const next = await this.ready().catch(() => undefined);
-        if (next && (next !== link || !link.connection.closed))
-          return this.#send(next, method, params, options).catch((e: unknown) => {
-            throw unwrapError(e);
-          });
-      }
-      throw error;
+    const link = this.#link;
+    // The common case, a live link: no extra await (each is a promise and a microtask per call).
+    if (link === undefined || this.#closed || this.#restarting || this.#dead) {
+      return this.ready().then((ready) => this.#attempt(ready, method, params, options, idempotent));
     }
+    return this.#attempt(link, method, params, options, idempotent);
   }
 
-  async #send(
+  #attempt(
+    link: Link,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions,
+    idempotent: boolean,
+  ): Promise<Result> {
+    let sent: Promise<Result>;
+    try {
+      sent = this.#send(link, method, params, options);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    return sent.catch((caught: unknown) => this.#recover(caught, link, method, params, options, idempotent));
+  }
+
+  async #recover(
+    caught: unknown,
+    link: Link,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions,
+    idempotent: boolean,
+  ): Promise<Result> {
+    const error = unwrapError(caught);
+    const retryable = (idempotent || options.retry === true) && !options.signal?.aborted;
+    if (error instanceof HttpStatusError && error.sessionExpired) {
+      await this.#renewSession(link, error.expiredSessionId);
+      if (retryable) return this.#send(await this.ready(), method, params, options);
+      throw new LocalError(
+        'connection_closed',
+        `the server ended the session during ${method}; a new session was started`,
+        { cause: error },
+      );
+    }
+    if (retryable && isLinkFailure(error) && !this.#closed) {
+      const next = await this.ready().catch(() => undefined);
+      if (next && (next !== link || !link.connection.closed))
+        return this.#send(next, method, params, options).catch((e: unknown) => {
+          throw unwrapError(e);
+        });
+    }
+    throw error;
+  }
+
+  #send(
     link: Link,
     method: string,
     params: Record<string, unknown> | undefined,
     options: CallOptions,
   ): Promise<Result> {
-    const traceparent = options.traceparent ?? this.options.traceparent?.();
-    const requestOptions = {
-      ...(options.signal ? { signal: options.signal } : {}),
-      timeoutMs: options.timeoutMs ?? this.options.timeoutMs ?? 60_000,
-      maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? this.options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_MS,
-      ...(options.onprogress
-        ? { onprogress: options.onprogress as (p: Record<string, unknown>) => void }
-        : {}),
-      ...(traceparent ? { traceparent } : {}),
-    };
-    let result: Result;
+    const requestOptions = this.#defaults.for(options);
     if (this.state.era === 'stateless') {
       if (INPUT_REQUIRED_METHODS.has(method)) {
-        return this.#codec.requestWithInput(link.connection, method, params ?? {}, requestOptions, {
-          handlers: this.options.handlers,
-          maxRounds: this.options.maxInputRounds ?? 10,
-          maxTotalTimeoutMs: requestOptions.maxTotalTimeoutMs,
-        });
+        const loop = this.#defaults.inputLoop(requestOptions);
+        return this.#codec.requestWithInput(link.connection, method, params ?? {}, requestOptions, loop);
       }
-      result = await this.#codec.request(link.connection, method, params, requestOptions);
-    } else {
-      const withTrace = traceparent
-        ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent } }
-        : params;
-      result = await link.connection.request(method, withTrace, requestOptions);
+      return this.#codec.request(link.connection, method, params, requestOptions).then(completeOnly(method));
     }
-    if (readResultType(result) !== 'complete') {
-      throw new LocalError(
-        'protocol_error',
-        `${method} answered input_required, which only tools/call, prompts/get and resources/read may`,
-      );
-    }
-    return result;
+    const traceparent = requestOptions.traceparent;
+    const withTrace = traceparent
+      ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent } }
+      : params;
+    return link.connection.request(method, withTrace, requestOptions).then(completeOnly(method));
   }
 
   /**

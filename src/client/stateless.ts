@@ -58,10 +58,16 @@ export function isModernError(error: unknown): boolean {
 }
 
 export class StatelessCodec {
-  version: string;
   readonly #clientInfo: Implementation;
   readonly #capabilities: ClientCapabilities;
   readonly #logLevel: LoggingLevel | undefined;
+  #version: string;
+  /**
+   * The `_meta` every request carries when the caller adds none: built once per version and shared by all
+   * requests (it is only serialised), so a call allocates no meta object of its own. Frozen: a transport that
+   * passes messages by reference cannot change what later requests send.
+   */
+  #baseMeta: Readonly<Record<string, unknown>>;
 
   constructor(
     version: string,
@@ -69,39 +75,64 @@ export class StatelessCodec {
     capabilities: ClientCapabilities,
     logLevel?: LoggingLevel,
   ) {
-    this.version = version;
+    this.#version = version;
     this.#clientInfo = clientInfo;
     this.#capabilities = capabilities;
     this.#logLevel = logLevel;
+    this.#baseMeta = Object.freeze(this.#buildMeta(undefined));
   }
 
-  withMeta(params: Record<string, unknown> | undefined, traceparent?: string): Record<string, unknown> {
+  get version(): string {
+    return this.#version;
+  }
+
+  set version(version: string) {
+    if (version === this.#version) return;
+    this.#version = version;
+    this.#baseMeta = Object.freeze(this.#buildMeta(undefined));
+  }
+
+  #buildMeta(callerMeta: Record<string, unknown> | undefined): Record<string, unknown> {
     const meta: Record<string, unknown> = {
-      ...(params?._meta as Record<string, unknown> | undefined),
-      [MetaKey.ProtocolVersion]: this.version,
+      ...callerMeta,
+      [MetaKey.ProtocolVersion]: this.#version,
       [MetaKey.ClientCapabilities]: this.#capabilities,
       [MetaKey.ClientInfo]: this.#clientInfo,
     };
     if (this.#logLevel) meta[MetaKey.LogLevel] = this.#logLevel;
+    return meta;
+  }
+
+  withMeta(params: Record<string, unknown> | undefined, traceparent?: string): Record<string, unknown> {
+    const callerMeta = params?._meta as Record<string, unknown> | undefined;
+    // Object.assign, then a store: on Node 20 a spread with an extra property (`{ ...params, _meta }`)
+    // takes a slow runtime path costing about a microsecond per call.
+    const outgoing: Record<string, unknown> = Object.assign({}, params);
+    if (callerMeta === undefined && !traceparent) {
+      outgoing._meta = this.#baseMeta;
+      return outgoing;
+    }
+    const meta = this.#buildMeta(callerMeta ?? {});
     if (traceparent) meta[MetaKey.TraceParent] = traceparent;
-    return { ...params, _meta: meta };
+    outgoing._meta = meta;
+    return outgoing;
   }
 
   /** One request; an UnsupportedProtocolVersionError listing a version we speak is retried once with it. */
-  async request(
+  request(
     connection: Connection,
     method: string,
     params: Record<string, unknown> | undefined,
     options: StatelessRequestOptions = {},
   ): Promise<Result> {
-    try {
-      return await connection.request(method, this.withMeta(params, options.traceparent), options);
-    } catch (error) {
-      const next = pickStatelessVersion(supportedVersionsOf(error));
-      if (next === undefined) throw error;
-      this.version = next;
-      return connection.request(method, this.withMeta(params, options.traceparent), options);
-    }
+    return connection
+      .request(method, this.withMeta(params, options.traceparent), options)
+      .catch((error: unknown) => {
+        const next = pickStatelessVersion(supportedVersionsOf(error));
+        if (next === undefined) throw error;
+        this.version = next;
+        return connection.request(method, this.withMeta(params, options.traceparent), options);
+      });
   }
 
   /**
@@ -109,30 +140,67 @@ export class StatelessCodec {
    * with a new id, the original params plus `inputResponses`, and `requestState` exactly as received. Each
    * call keeps its own state, so parallel calls never see each other's. `maxTotalTimeoutMs` bounds the whole
    * exchange, the host's handlers included: a user who never answers an elicitation does not hang the call.
+   * The first round needs no timer of its own (the connection's request timer already honours
+   * `maxTotalTimeoutMs`): a call that completes at once allocates nothing for the input loop.
    */
-  async requestWithInput(
+  requestWithInput(
     connection: Connection,
     method: string,
     params: Record<string, unknown>,
     options: StatelessRequestOptions,
     loop: InputLoopOptions,
   ): Promise<Result> {
+    if (options.signal?.aborted)
+      return Promise.reject(abortReason(options.signal, method, loop.maxTotalTimeoutMs));
+    if (loop.maxTotalTimeoutMs <= 0) {
+      return Promise.reject(
+        new LocalError('timeout', `${method} did not complete within ${loop.maxTotalTimeoutMs} ms`),
+      );
+    }
+    const startedAt = Date.now();
+    const onFirst = (first: Result): Result | Promise<Result> =>
+      readResultType(first) === 'complete'
+        ? first
+        : this.#inputLoop(connection, method, params, options, loop, startedAt, first);
+    // One reaction for both outcomes (what `request` does, inlined): a call in flight holds one promise less.
+    return connection
+      .request(method, this.withMeta(params, options.traceparent), options)
+      .then(onFirst, (error) => {
+        const next = pickStatelessVersion(supportedVersionsOf(error));
+        if (next === undefined) throw error;
+        this.version = next;
+        return connection.request(method, this.withMeta(params, options.traceparent), options).then(onFirst);
+      });
+  }
+
+  /** The rounds after a first `input_required`, bounded as a whole by `maxTotalTimeoutMs`. */
+  async #inputLoop(
+    connection: Connection,
+    method: string,
+    params: Record<string, unknown>,
+    options: StatelessRequestOptions,
+    loop: InputLoopOptions,
+    startedAt: number,
+    first: Result,
+  ): Promise<Result> {
     const total = new AbortController();
+    const remaining = loop.maxTotalTimeoutMs - (Date.now() - startedAt);
     const timer = setTimeout(
       () =>
         total.abort(
           new LocalError('timeout', `${method} did not complete within ${loop.maxTotalTimeoutMs} ms`),
         ),
-      loop.maxTotalTimeoutMs,
+      Math.max(0, remaining),
     );
     const signal = options.signal ? AbortSignal.any([options.signal, total.signal]) : total.signal;
     try {
-      return await this.#rounds(connection, method, params, options, loop, signal);
+      return await this.#rounds(connection, method, params, options, loop, signal, startedAt, first);
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /** Rounds 2..maxRounds, starting from the first round's `input_required` result. */
   async #rounds(
     connection: Connection,
     method: string,
@@ -140,17 +208,11 @@ export class StatelessCodec {
     options: StatelessRequestOptions,
     loop: InputLoopOptions,
     signal: AbortSignal,
+    startedAt: number,
+    first: Result,
   ): Promise<Result> {
-    const startedAt = Date.now();
-    let roundParams = params;
+    let result = first;
     for (let round = 1; ; round++) {
-      const remaining = loop.maxTotalTimeoutMs - (Date.now() - startedAt);
-      if (remaining <= 0 || signal.aborted) throw abortReason(signal, method, loop.maxTotalTimeoutMs);
-      const result = await this.request(connection, method, roundParams, {
-        ...options,
-        maxTotalTimeoutMs: Math.min(options.maxTotalTimeoutMs ?? remaining, remaining),
-      });
-      if (readResultType(result) === 'complete') return result;
       if (round >= loop.maxRounds) {
         throw new LocalError(
           'too_many_rounds',
@@ -159,9 +221,16 @@ export class StatelessCodec {
       }
       const answering = this.#answer(result.inputRequests, loop.handlers, method, signal);
       const inputResponses = await raceAbort(answering, signal, method, loop.maxTotalTimeoutMs);
-      roundParams = { ...params };
+      const roundParams: Record<string, unknown> = { ...params };
       if (inputResponses) roundParams.inputResponses = inputResponses;
       if (typeof result.requestState === 'string') roundParams.requestState = result.requestState;
+      const remaining = loop.maxTotalTimeoutMs - (Date.now() - startedAt);
+      if (remaining <= 0 || signal.aborted) throw abortReason(signal, method, loop.maxTotalTimeoutMs);
+      result = await this.request(connection, method, roundParams, {
+        ...options,
+        maxTotalTimeoutMs: Math.min(options.maxTotalTimeoutMs ?? remaining, remaining),
+      });
+      if (readResultType(result) === 'complete') return result;
     }
   }
 

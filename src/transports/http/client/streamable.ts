@@ -9,6 +9,7 @@ import { delay } from '../../../util/abort.js';
 import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import { encodeHeaderValue } from '../header-values.js';
+import { ActiveRequest } from './active-request.js';
 import { HttpStatusError } from './errors.js';
 import type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
@@ -19,11 +20,14 @@ import {
   openRequest,
   readBody,
   readSse,
+  requestTarget,
+  type RequestTarget,
 } from './node-http.js';
 
 const ERROR_BODY_CAP = 64 * 1024;
 /** A GET stream open this long before it dropped was working; its drop does not count as a failure. */
 const STABLE_STREAM_MS = 5_000;
+const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 /**
  * The client side of Streamable HTTP: one POST per message, answered by a JSON body or a per-request SSE
@@ -44,7 +48,8 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #options: StreamableHttpClientOptions;
   readonly #logger: Logger;
   readonly #maxBytes: number;
-  readonly #active = new Map<RequestId, AbortController>();
+  readonly #target: RequestTarget;
+  readonly #active = new Map<RequestId, ActiveRequest>();
   readonly #lifetime = new AbortController();
   #retryMs: number;
   #getStreamRunning = false;
@@ -53,6 +58,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
+    this.#target = requestTarget(this.url);
     this.mode = options.mode ?? 'stateless';
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
@@ -79,9 +85,9 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   cancelRequest(id: RequestId): boolean {
-    const controller = this.#active.get(id);
-    if (!controller) return false;
-    controller.abort(new LocalError('cancelled', 'request cancelled'));
+    const active = this.#active.get(id);
+    if (!active) return false;
+    active.abort(new LocalError('cancelled', 'request cancelled'));
     // 2025-11-25: a dropped stream is not a cancellation; the connection must also send notifications/cancelled.
     return this.mode === 'stateless';
   }
@@ -89,16 +95,22 @@ export class StreamableHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const controller of this.#active.values())
-      controller.abort(new LocalError('connection_closed', 'closed'));
+    for (const active of this.#active.values()) active.abort(new LocalError('connection_closed', 'closed'));
     this.#active.clear();
     this.#lifetime.abort(new LocalError('connection_closed', 'closed'));
     if (this.mode === 'session' && this.#sessionId) await this.#deleteSession(this.#sessionId);
     this.onclose?.();
   }
 
+  /** A fresh copy of the caller's headers (Object.assign: a spread plus a key is slow on Node 20). */
+  #baseHeaders(): OutgoingHttpHeaders {
+    const extra = this.#options.headers;
+    return extra === undefined ? {} : Object.assign({}, extra);
+  }
+
   #sessionHeaders(accept: string): OutgoingHttpHeaders {
-    const headers: OutgoingHttpHeaders = { ...this.#options.headers, accept };
+    const headers = this.#baseHeaders();
+    headers.accept = accept;
     if (this.#sessionId) headers[Header.SessionId] = this.#sessionId;
     if (this.protocolVersion) headers[Header.ProtocolVersion] = this.protocolVersion;
     return headers;
@@ -106,7 +118,8 @@ export class StreamableHttpClientTransport implements Transport {
 
   #headers(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
     if (this.mode === 'session') return this.#sessionHeaders(accept);
-    const headers: OutgoingHttpHeaders = { ...this.#options.headers, accept };
+    const headers = this.#baseHeaders();
+    headers.accept = accept;
     if (!('method' in message)) return headers;
     // 2026-07-28 basic/transports/streamable-http: Request Metadata.
     const params = message.params;
@@ -122,24 +135,24 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #sendRequest(message: JSONRPCRequest): Promise<void> {
-    const controller = new AbortController();
-    this.#active.set(message.id, controller);
-    const headers = this.#headers(message, 'application/json, text/event-stream');
+    const active = new ActiveRequest();
+    this.#active.set(message.id, active);
+    const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
     const sentSession = headers[Header.SessionId] as string | undefined;
     try {
-      const opened = openRequest(this.url, {
+      const opened = openRequest(this.#target, {
         method: 'POST',
         headers,
         body: JSON.stringify(message),
-        signal: controller.signal,
         agent: this.#options.agent,
       });
+      active.request = opened.request;
       const response = await opened.response;
       this.#captureSession(response);
-      await this.#handleResponse(response, message, sentSession, opened.request, controller.signal);
+      await this.#handleResponse(response, message, sentSession, opened.request, active);
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (active.aborted) return;
       throw error;
     } finally {
       this.#active.delete(message.id);
@@ -151,13 +164,13 @@ export class StreamableHttpClientTransport implements Transport {
     message: JSONRPCRequest,
     sentSession: string | undefined,
     request: ClientRequest,
-    signal: AbortSignal,
+    active: ActiveRequest,
   ): Promise<void> {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
       const type = contentTypeOf(response);
-      if (type === 'text/event-stream') return this.#readRequestStream(response, message, request, signal);
       if (type === 'application/json') return this.#deliverText(await readBody(response, this.#maxBytes));
+      if (type === 'text/event-stream') return this.#readRequestStream(response, message, request, active);
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       throw new LocalError(
         'protocol_error',
@@ -186,7 +199,7 @@ export class StreamableHttpClientTransport implements Transport {
     response: IncomingMessage,
     message: JSONRPCRequest,
     request: ClientRequest,
-    signal: AbortSignal,
+    active: ActiveRequest,
   ): Promise<void> {
     const state = { answered: false, lastEventId: undefined as string | undefined };
     let failure: unknown;
@@ -195,11 +208,11 @@ export class StreamableHttpClientTransport implements Transport {
     } catch (error) {
       failure = error;
     }
-    if (state.answered || signal.aborted) return;
+    if (state.answered || active.aborted) return;
     if (failure instanceof LocalError && failure.code === 'response_too_large') throw failure;
     // 2025-11-25 basic/transports: Resumability and Redelivery, always by GET with Last-Event-ID.
     if (this.mode === 'session' && state.lastEventId !== undefined) {
-      return this.#resume(message, state as { answered: boolean; lastEventId: string }, signal);
+      return this.#resume(message, state as { answered: boolean; lastEventId: string }, active.signal);
     }
     throw new LocalError(
       'connection_closed',
@@ -261,7 +274,7 @@ export class StreamableHttpClientTransport implements Transport {
     const headers = this.#sessionHeaders('text/event-stream');
     if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
     const composite = AbortSignal.any([signal, this.#lifetime.signal]);
-    const opened = openRequest(this.url, {
+    const opened = openRequest(this.#target, {
       method: 'GET',
       headers,
       signal: composite,
@@ -340,9 +353,9 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async #sendOther(message: JSONRPCMessage): Promise<void> {
-    const headers = this.#headers(message, 'application/json, text/event-stream');
+    const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
-    const opened = openRequest(this.url, {
+    const opened = openRequest(this.#target, {
       method: 'POST',
       headers,
       body: JSON.stringify(message),
@@ -366,7 +379,7 @@ export class StreamableHttpClientTransport implements Transport {
     const headers: OutgoingHttpHeaders = { ...this.#options.headers, [Header.SessionId]: sessionId };
     if (this.protocolVersion) headers[Header.ProtocolVersion] = this.protocolVersion;
     try {
-      const opened = openRequest(this.url, {
+      const opened = openRequest(this.#target, {
         method: 'DELETE',
         headers,
         signal: AbortSignal.timeout(2000),
