@@ -95,6 +95,13 @@ const setups: Setup[] = [
     kind: 'sse',
     connect: (server, options) => overHttp(server, { ...options, transport: 'sse' }, '/sse'),
   },
+  {
+    // The /sse URL answers a POST with 405: 'auto' must fall back to HTTP+SSE, as mcp.json hosts rely on.
+    name: 'HTTP+SSE, detected from a URL without a type',
+    era: 'handshake',
+    kind: 'sse',
+    connect: (server, options) => overHttp(server, { ...options, transport: 'auto' }, '/sse'),
+  },
 ];
 
 describe.each(setups)('own server: $name', (setup) => {

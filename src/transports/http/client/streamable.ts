@@ -186,8 +186,10 @@ export class StreamableHttpClientTransport implements Transport {
       }
       throw new HttpStatusError(status, body, { sessionExpired: sentSession, method: message.method });
     }
-    // A JSON-RPC error in a 4xx/5xx body is the answer (2026-07-28 puts modern errors behind 400/404).
-    const error = parseErrorResponse(body, message.id);
+    // A JSON-RPC error in a 4xx/5xx body is the answer (2026-07-28 puts modern errors behind 400/404), but a
+    // 405 means this URL takes no POST at all (an HTTP+SSE endpoint): the status is what the caller must see
+    // to fall back (2026-07-28 streamable-http: Backward Compatibility).
+    const error = status === 405 ? undefined : parseErrorResponse(body, message.id);
     if (error) {
       this.onmessage?.(error);
       return;
