@@ -20,11 +20,13 @@ export const mcpHooks: ProtocolHooks = {
     return isRequestId(token) ? token : undefined;
   },
   withProgressToken(params, token) {
+    // Object.assign, not spread: spread takes a slow path on Node 20 and this runs per request with progress.
     const meta = params?._meta;
-    const merged =
-      typeof meta === 'object' && meta !== null
-        ? { ...meta, progressToken: token }
-        : { progressToken: token };
-    return { ...params, _meta: merged };
+    const merged: Record<string, unknown> =
+      typeof meta === 'object' && meta !== null ? Object.assign({}, meta) : {};
+    merged.progressToken = token;
+    const copy: Record<string, unknown> = Object.assign({}, params);
+    copy._meta = merged;
+    return copy;
   },
 };
