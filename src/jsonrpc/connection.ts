@@ -1,5 +1,7 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
+import { DeadlineTimer } from './deadlines.js';
+import { type Incoming, IncomingContext } from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
 import {
   type JSONRPCErrorResponse,
@@ -55,13 +57,9 @@ interface Pending {
   readonly reject: (error: unknown) => void;
   readonly startedAt: number;
   readonly options: RequestOptions | undefined;
-  timer: NodeJS.Timeout | undefined;
+  /** When it times out (epoch ms); Infinity when it never does. */
+  deadline: number;
   cleanup: (() => void) | undefined;
-}
-
-interface Incoming {
-  controller: AbortController | undefined;
-  cancelled: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -79,6 +77,7 @@ export class Connection {
   readonly #incoming = new Map<RequestId, Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
+  readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
   #fallbackRequestHandler: ((method: string) => RequestHandler | undefined) | undefined;
   #nextId = 1;
   #closed: LocalError | undefined;
@@ -143,11 +142,12 @@ export class Connection {
         reject,
         startedAt: Date.now(),
         options,
-        timer: undefined,
+        deadline: Number.POSITIVE_INFINITY,
         cleanup: undefined,
       };
       this.#pending.set(id, pending);
-      this.#armTimer(id, pending);
+      pending.deadline = this.#deadlineOf(pending);
+      if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
       if (signal) {
         const onAbort = () => this.#cancelOutgoing(id, cancelledError(method, signal.reason), signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
@@ -176,24 +176,38 @@ export class Connection {
     await this.#transport.close();
   }
 
-  #armTimer(id: RequestId, pending: Pending): void {
+  /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
+  #deadlineOf(pending: Pending): number {
     const timeoutMs = pending.options?.timeoutMs ?? this.#defaultTimeoutMs;
     const maxTotal = pending.options?.maxTotalTimeoutMs;
+    const now = Date.now();
     const remainingTotal =
-      maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (Date.now() - pending.startedAt);
+      maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
     const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
-    if (pending.timer) clearTimeout(pending.timer);
-    if (!Number.isFinite(wait)) return;
-    pending.timer = setTimeout(() => {
+    return Number.isFinite(wait) ? now + wait : Number.POSITIVE_INFINITY;
+  }
+
+  /** Times out every request whose deadline has passed; returns the next deadline. */
+  #expire(now: number): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const [id, pending] of this.#pending) {
+      if (pending.deadline > now) {
+        next = Math.min(next, pending.deadline);
+        continue;
+      }
       const error = new LocalError(
         'timeout',
-        `request ${pending.method} timed out after ${Date.now() - pending.startedAt} ms`,
+        `request ${pending.method} timed out after ${now - pending.startedAt} ms`,
         {
-          data: { timeoutMs, maxTotalTimeoutMs: maxTotal },
+          data: {
+            timeoutMs: pending.options?.timeoutMs ?? this.#defaultTimeoutMs,
+            maxTotalTimeoutMs: pending.options?.maxTotalTimeoutMs,
+          },
         },
       );
       this.#cancelOutgoing(id, error, 'timeout');
-    }, wait);
+    }
+    return next;
   }
 
   /** Removes a pending entry and its timer/listener; false if it was already settled. */
@@ -201,7 +215,7 @@ export class Connection {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.timer) clearTimeout(pending.timer);
+    if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.release();
     pending.cleanup?.();
     return pending;
   }
@@ -277,7 +291,10 @@ export class Connection {
     const pending = this.#pending.get(token);
     const onprogress = pending?.options?.onprogress;
     if (!pending || !onprogress) return;
-    if (pending.options?.resetTimeoutOnProgress !== false) this.#armTimer(token, pending);
+    if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== Number.POSITIVE_INFINITY) {
+      pending.deadline = this.#deadlineOf(pending);
+      this.#deadlines.move(pending.deadline);
+    }
     try {
       onprogress(params);
     } catch (error) {
@@ -301,7 +318,7 @@ export class Connection {
     }
     const incoming: Incoming = { controller: undefined, cancelled: false };
     this.#incoming.set(id, incoming);
-    const context = this.#context(id, method, incoming, extra);
+    const context = new IncomingContext(this, id, method, incoming, extra);
     let outcome: Result | Promise<Result>;
     try {
       outcome = handler(message.params, context);
@@ -317,29 +334,6 @@ export class Connection {
     } else {
       this.#finishIncoming(id, incoming, outcome, undefined);
     }
-  }
-
-  #context(
-    id: RequestId,
-    method: string,
-    incoming: Incoming,
-    extra: MessageExtra | undefined,
-  ): RequestContext {
-    const related = { relatedRequestId: id };
-    return {
-      id,
-      method,
-      extra,
-      // Created on first use: most handlers never look at their signal.
-      get signal() {
-        incoming.controller ??= new AbortController();
-        if (incoming.cancelled && !incoming.controller.signal.aborted) incoming.controller.abort();
-        return incoming.controller.signal;
-      },
-      notify: (notifyMethod, params) => this.notify(notifyMethod, params, related),
-      request: (requestMethod, params, options) =>
-        this.request(requestMethod, params, { ...options, relatedRequestId: id }),
-    };
   }
 
   #finishIncoming(id: RequestId, incoming: Incoming, result: Result | undefined, error: unknown): void {
@@ -375,6 +369,7 @@ export class Connection {
   #shutdown(error: LocalError): void {
     this.#closed = error;
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
+    this.#deadlines.stop();
     for (const incoming of this.#incoming.values()) {
       incoming.cancelled = true;
       incoming.controller?.abort(error);

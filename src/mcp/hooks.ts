@@ -23,7 +23,7 @@ export const mcpHooks: ProtocolHooks = {
     // Object.assign, not spread: spread takes a slow path on Node 20 and this runs per request with progress.
     const meta = params?._meta;
     const merged: Record<string, unknown> =
-      typeof meta === 'object' && meta !== null ? Object.assign({}, meta) : {};
+      typeof meta === 'object' && meta !== null ? (Object.assign({}, meta) as Record<string, unknown>) : {};
     merged.progressToken = token;
     const copy: Record<string, unknown> = Object.assign({}, params);
     copy._meta = merged;

@@ -12,7 +12,7 @@ import type {
   GetPromptResult,
   JSONObject,
 } from '../mcp/types.js';
-import { type Cache, type RevisionCodec, isPlainObject } from './codec.js';
+import { type Cache, type RevisionCodec, copyObject, isPlainObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
 import { type ServerCore, combineCache, completerFor } from './core.js';
 import { InputRequiredSignal } from './input.js';
@@ -165,7 +165,9 @@ function checkToolResult(value: unknown): CallToolResult {
     structured !== undefined &&
     (!content || (!isPlainObject(structured) && !content.some((block) => block.type === 'text')));
   if (!needsText) return result;
-  return { ...result, content: [...(content ?? []), { type: 'text', text: JSON.stringify(structured) }] };
+  const withText = copyObject(result as unknown as JSONObject);
+  withText.content = [...(content ?? []), { type: 'text', text: JSON.stringify(structured) }];
+  return withText as unknown as CallToolResult;
 }
 
 /** A failure inside a handler: protocol errors and MRTR signals pass through, anything else is the tool's error. */
@@ -230,9 +232,11 @@ function shapeToolResult(codec: RevisionCodec, result: CallToolResult): JSONObje
   // structuredContent: any JSON value on 2026-07-28, an object on 2025-06-18..2025-11-25, absent before.
   const keep =
     structured === undefined || codec.modern || (codec.revision >= '2025-06-18' && isPlainObject(structured));
-  if (keep) return content === result.content ? result : { ...result, content };
-  const { structuredContent: _structured, ...rest } = result;
-  return { ...rest, content };
+  if (keep && content === result.content) return result as unknown as JSONObject;
+  const shaped = copyObject(result as unknown as JSONObject);
+  shaped.content = content;
+  if (!keep) delete shaped.structuredContent;
+  return shaped;
 }
 
 export async function readResource(
@@ -293,9 +297,14 @@ export async function getPrompt(
   }
   const messages = result.messages.map((message) => {
     const [content] = codec.content([message.content as ContentBlock]);
-    return content === message.content ? message : { ...message, content: content as ContentBlock };
+    if (content === message.content) return message;
+    const shaped = copyObject(message as unknown as JSONObject);
+    shaped.content = content as ContentBlock;
+    return shaped;
   });
-  return codec.finish({ ...result, messages });
+  const shaped = copyObject(result as unknown as JSONObject);
+  shaped.messages = messages;
+  return codec.finish(shaped);
 }
 
 export async function complete(

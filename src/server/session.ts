@@ -4,7 +4,8 @@
  */
 import { Connection, type Params, type RequestContext, type RequestHandler } from '../jsonrpc/connection.js';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import type { Transport } from '../jsonrpc/transport.js';
+import type { MessageExtra, Transport } from '../jsonrpc/transport.js';
+import type { RequestId } from '../jsonrpc/messages.js';
 import { invalidParams } from '../mcp/errors.js';
 import { mcpHooks } from '../mcp/hooks.js';
 import { Method, Notification } from '../mcp/methods.js';
@@ -19,7 +20,7 @@ import {
 import type { RevisionCodec } from './codec.js';
 import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
-import { sessionInputBackend } from './input.js';
+import { type InputBackend, sessionInputBackend } from './input.js';
 import * as ops from './operations.js';
 import type { ListChange } from './subscriptions.js';
 
@@ -174,24 +175,47 @@ export class HandshakeSession implements ServerSession {
   }
 
   #scope(context: RequestContext, params: Params): RequestScope {
-    const meta = isObject(params?._meta) ? params._meta : undefined;
-    return {
-      era: 'handshake',
-      protocolVersion: this.#codec?.revision ?? '',
-      requestId: context.id,
-      // The connection creates the AbortController on first read; most handlers never look.
-      get signal() {
-        return context.signal;
-      },
-      clientCapabilities: this.#clientCapabilities,
-      clientInfo: this.#clientInfo,
-      extra: context.extra,
-      meta,
+    return new SessionScope(
+      context,
+      isObject(params?._meta) ? params._meta : undefined,
+      this.#codec?.revision ?? '',
+      this.#clientCapabilities,
+      this.#clientInfo,
       // Until logging/setLevel, the session has no threshold: every level is sent.
-      logLevel: this.#logLevel ?? 'all',
-      inputRound: 0,
-      input: sessionInputBackend(context, () => this.#clientCapabilities),
-      notify: (method, notifyParams) => context.notify(method, notifyParams),
-    };
+      this.#logLevel ?? 'all',
+      sessionInputBackend(context, () => this.#clientCapabilities),
+    );
+  }
+}
+
+/** A handshake-era request's scope. A class: on Node 20 an object literal with a getter is slow to create. */
+class SessionScope implements RequestScope {
+  readonly era = 'handshake';
+  readonly requestId: RequestId;
+  readonly extra: MessageExtra | undefined;
+  readonly inputRound = 0;
+  readonly #context: RequestContext;
+
+  constructor(
+    context: RequestContext,
+    readonly meta: JSONObject | undefined,
+    readonly protocolVersion: string,
+    readonly clientCapabilities: ClientCapabilities,
+    readonly clientInfo: Implementation | undefined,
+    readonly logLevel: LoggingLevel | 'all',
+    readonly input: InputBackend,
+  ) {
+    this.#context = context;
+    this.requestId = context.id;
+    this.extra = context.extra;
+  }
+
+  /** The connection creates the AbortController on first read; most handlers never look. */
+  get signal(): AbortSignal {
+    return this.#context.signal;
+  }
+
+  notify(method: string, params: JSONObject): Promise<void> {
+    return this.#context.notify(method, params);
   }
 }

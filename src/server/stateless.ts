@@ -4,7 +4,7 @@
  * `requestState` carries.
  */
 import { RpcError, toWireError } from '../jsonrpc/errors.js';
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../jsonrpc/messages.js';
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId } from '../jsonrpc/messages.js';
 import type { MessageExtra } from '../jsonrpc/transport.js';
 import { McpErrorCode, invalidParams, unsupportedProtocolVersion } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
@@ -80,33 +80,44 @@ function readMeta(params: JSONObject | undefined): RequestMeta {
   };
 }
 
-/** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
-function readInputs(
-  core: ServerCore,
+/** What a requestState is bound to (basic/patterns/mrtr: Server Requirements). */
+function bindingOf(
   method: string,
   params: JSONObject | undefined,
   extra: MessageExtra | undefined,
-): { available: Record<string, unknown>; round: number; binding: RequestStateBinding } {
+): RequestStateBinding {
   const isRead = method === Method.ResourcesRead;
-  const binding: RequestStateBinding = {
+  return {
     method,
     name: String((isRead ? params?.uri : params?.name) ?? ''),
     // An omitted arguments object and an empty one are the same request.
     arguments: isRead ? null : (params?.arguments ?? {}),
     principal: principalOf(extra?.authInfo),
   };
+}
+
+const NO_INPUTS: Record<string, unknown> = Object.freeze({});
+
+/** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
+function readInputs(
+  core: ServerCore,
+  method: string,
+  params: JSONObject | undefined,
+  extra: MessageExtra | undefined,
+): { available: Record<string, unknown>; round: number } {
   const responses = params?.inputResponses;
   if (responses !== undefined && !isObject(responses))
     throw invalidParams('inputResponses must be an object');
   if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES)
     throw invalidParams('too many inputResponses');
   const state = params?.requestState;
-  if (state === undefined) return { available: { ...responses }, round: 0, binding };
+  // The backend only reads the answers: the request's own object serves as is.
+  if (state === undefined) return { available: responses ?? NO_INPUTS, round: 0 };
   if (typeof state !== 'string') throw invalidParams('requestState must be a string');
-  const opened = core.sealer.open(state, binding);
+  const opened = core.sealer.open(state, bindingOf(method, params, extra));
   // Tampered, expired, foreign or replayed on another request: one answer for all, and the handler never runs.
   if (!opened) throw invalidParams('Invalid requestState');
-  return { available: { ...responses, ...opened.responses }, round: opened.round, binding };
+  return { available: { ...responses, ...opened.responses }, round: opened.round };
 }
 
 export class StatelessDispatcher {
@@ -180,14 +191,9 @@ export class StatelessDispatcher {
     codec: RevisionCodec,
     context: StatelessContext,
   ): Promise<JSONObject> {
-    const { available, round, binding } = readInputs(
-      this.#core,
-      request.method,
-      request.params,
-      context.extra,
-    );
+    const { available, round } = readInputs(this.#core, request.method, request.params, context.extra);
     const input = new MrtrInputBackend(available, meta.clientCapabilities);
-    const scope = this.#scope(request, meta, context, input, round);
+    const scope = new StatelessScope(request, meta, context, input, round);
     let result: JSONObject | undefined;
     try {
       if (request.method === Method.ToolsCall)
@@ -201,36 +207,52 @@ export class StatelessDispatcher {
     const missing = input.missing;
     if (!missing && result) return result;
     // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
+    const binding = bindingOf(request.method, request.params, context.extra);
     const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: input.consumed });
     return codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
   }
+}
 
-  #scope(
+/** A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. */
+class StatelessScope implements RequestScope {
+  readonly era = 'stateless';
+  readonly protocolVersion: string;
+  readonly requestId: RequestId;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly extra: MessageExtra | undefined;
+  readonly meta: JSONObject;
+  /** 2026-07-28: no notifications/message unless this request set a logLevel. */
+  readonly logLevel: LoggingLevel | undefined;
+  readonly inputRound: number;
+  readonly input: InputBackend;
+  readonly #context: StatelessContext;
+
+  constructor(
     request: JSONRPCRequest,
     meta: RequestMeta,
     context: StatelessContext,
     input: InputBackend,
     inputRound: number,
-  ): RequestScope {
-    return {
-      era: 'stateless',
-      protocolVersion: meta.protocolVersion,
-      requestId: request.id,
-      // Read lazily: the HTTP layer creates its AbortController only when someone asks for the signal.
-      get signal() {
-        return context.signal;
-      },
-      clientCapabilities: meta.clientCapabilities,
-      clientInfo: meta.clientInfo,
-      extra: context.extra,
-      meta: meta.meta,
-      // 2026-07-28: no notifications/message unless this request set a logLevel.
-      logLevel: meta.logLevel,
-      inputRound,
-      input,
-      notify: async (method, params) => {
-        if (!context.signal.aborted) context.notify({ jsonrpc: '2.0', method, params });
-      },
-    };
+  ) {
+    this.protocolVersion = meta.protocolVersion;
+    this.requestId = request.id;
+    this.clientCapabilities = meta.clientCapabilities;
+    this.clientInfo = meta.clientInfo;
+    this.extra = context.extra;
+    this.meta = meta.meta;
+    this.logLevel = meta.logLevel;
+    this.inputRound = inputRound;
+    this.input = input;
+    this.#context = context;
+  }
+
+  /** Read lazily: the transports create their AbortController only when someone asks for the signal. */
+  get signal(): AbortSignal {
+    return this.#context.signal;
+  }
+
+  async notify(method: string, params: JSONObject): Promise<void> {
+    if (!this.#context.signal.aborted) this.#context.notify({ jsonrpc: '2.0', method, params });
   }
 }

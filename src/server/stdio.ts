@@ -29,7 +29,7 @@ export class DualEraChannel implements Transport {
 
   readonly #inner: Transport;
   readonly #target: DualEraTarget;
-  readonly #inflight = new Map<RequestId, AbortController>();
+  readonly #inflight = new Map<RequestId, InflightRequest>();
   #closed = false;
 
   constructor(inner: Transport, target: DualEraTarget) {
@@ -65,10 +65,10 @@ export class DualEraChannel implements Transport {
     }
     if (classified.kind === 'notification' && classified.message.method === Notification.Cancelled) {
       const id = classified.message.params?.requestId;
-      const controller = isRequestId(id) ? this.#inflight.get(id) : undefined;
-      if (controller) {
+      const inflight = isRequestId(id) ? this.#inflight.get(id) : undefined;
+      if (inflight) {
         // basic/patterns/cancellation: the cancelled request gets no response.
-        controller.abort(new LocalError('cancelled', 'request cancelled by the client'));
+        inflight.abort(new LocalError('cancelled', 'request cancelled by the client'));
         return;
       }
     }
@@ -84,35 +84,69 @@ export class DualEraChannel implements Transport {
       });
       return;
     }
-    const controller = new AbortController();
-    this.#inflight.set(request.id, controller);
-    const notify = (notification: JSONRPCNotification) => {
-      if (!controller.signal.aborted) this.#sendQuietly(notification);
-    };
-    const context: StatelessContext = { signal: controller.signal, notify };
-    if (extra !== undefined) context.extra = extra;
-    this.#target
-      .handleStatelessRequest(request, context)
-      .then((response) => {
+    const inflight = new InflightRequest(this.#sendQuietly, extra);
+    this.#inflight.set(request.id, inflight);
+    this.#target.handleStatelessRequest(request, inflight).then(
+      (response) => {
+        if (this.#inflight.get(request.id) === inflight) this.#inflight.delete(request.id);
         // A cancelled request is not answered; a subscription ended by the server is (graceful closure).
-        if (!controller.signal.aborted) this.#sendQuietly(response);
-      })
-      .finally(() => {
-        if (this.#inflight.get(request.id) === controller) this.#inflight.delete(request.id);
-      });
+        if (!inflight.aborted) this.#sendQuietly(response);
+      },
+      (error: unknown) => {
+        if (this.#inflight.get(request.id) === inflight) this.#inflight.delete(request.id);
+        this.onerror?.(error as Error);
+      },
+    );
   }
 
-  #sendQuietly(message: JSONRPCMessage): void {
+  readonly #sendQuietly = (message: JSONRPCMessage): void => {
     if (this.#closed) return;
     this.#inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
-  }
+  };
 
   #onInnerClose(reason: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const controller of this.#inflight.values())
-      controller.abort(new LocalError('connection_closed', 'stdio closed'));
+    for (const inflight of this.#inflight.values())
+      inflight.abort(new LocalError('connection_closed', 'stdio closed'));
     this.#inflight.clear();
     this.onclose?.(reason);
+  }
+}
+
+/**
+ * A stateless request being served, and the context its handler sees. The abort signal is made only if someone
+ * asks for it: most handlers never look, and an AbortController per request is a measurable share of a small
+ * call's cost.
+ */
+class InflightRequest implements StatelessContext {
+  aborted = false;
+  readonly extra: MessageExtra | undefined;
+  readonly #send: (message: JSONRPCMessage) => void;
+  #reason: unknown;
+  #controller: AbortController | undefined;
+
+  constructor(send: (message: JSONRPCMessage) => void, extra: MessageExtra | undefined) {
+    this.#send = send;
+    this.extra = extra;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  notify(notification: JSONRPCNotification): void {
+    if (!this.aborted) this.#send(notification);
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
   }
 }

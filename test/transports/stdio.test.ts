@@ -183,7 +183,12 @@ describe('stdio server transport (agentforge on both ends)', () => {
       stdio: ['pipe', 'pipe', 'ignore'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.stdout.once('data', () => child.stdout.destroy());
+    child.stdout.once('data', () => {
+      child.stdout.destroy();
+      // The server learns of it on its next write (EPIPE): answers written before the reader left raise nothing,
+      // and the server writes what is sent in one tick as one batch.
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 200, method: 'echo' })}\n`);
+    });
     for (let i = 0; i < 200; i++)
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'echo' })}\n`);
     const outcome = await Promise.race([

@@ -4,7 +4,7 @@ import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import { defaultEnvironment } from './env.js';
-import { DEFAULT_MAX_LINE_BYTES, LineReader, frame } from './framing.js';
+import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter } from './framing.js';
 import { StderrTail } from './stderr-tail.js';
 
 export interface StdioServerParameters {
@@ -40,6 +40,7 @@ export class StdioClientTransport implements Transport {
   readonly #logger: Logger;
   readonly #stderr = new StderrTail();
   #child: ChildProcess | undefined;
+  #writer: LineWriter | undefined;
   #exited: Promise<void> | undefined;
   #closing = false;
   #closedFired = false;
@@ -73,6 +74,7 @@ export class StdioClientTransport implements Transport {
       detached: process.platform !== 'win32',
     });
     this.#child = child;
+    if (child.stdin) this.#writer = new LineWriter(child.stdin);
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
     return new Promise((resolve, reject) => {
       child.once('error', (error) => {
@@ -140,11 +142,10 @@ export class StdioClientTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || stdin.destroyed || !stdin.writable) {
+    if (!stdin || stdin.destroyed || !stdin.writable || !this.#writer) {
       return Promise.reject(new LocalError('not_connected', 'server process is not running'));
     }
-    if (stdin.write(frame(message))) return Promise.resolve();
-    return new Promise((resolve) => stdin.once('drain', resolve));
+    return this.#writer.write(message);
   }
 
   async close(): Promise<void> {
@@ -152,6 +153,8 @@ export class StdioClientTransport implements Transport {
     if (!child || this.#closing) return this.#exited;
     this.#closing = true;
     if (child.exitCode === null && child.signalCode === null) {
+      // Messages sent just before close go out first.
+      this.#writer?.flush();
       child.stdin?.end();
       if (!(await this.#waitExit(this.#options.stdinCloseGraceMs ?? 2000))) {
         this.#killGroup('SIGTERM');

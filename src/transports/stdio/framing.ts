@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
 
 /** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
@@ -96,4 +97,57 @@ export class LineReader {
 /** Serialises once; the newline is the frame. JSON.stringify never emits a raw newline inside strings. */
 export function frame(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
+}
+
+/**
+ * Writes framed messages, coalescing those sent in one tick into one write: with many requests in flight that
+ * is one syscall (and one wake-up of the peer) per batch instead of one per message. The batch is written from
+ * process.nextTick, which runs once the current callback and the promise jobs it started are done. A send's
+ * promise settles when its batch was handed to the stream (after 'drain' when the stream's buffer was full),
+ * as with a direct write.
+ */
+export class LineWriter {
+  readonly #stream: Writable;
+  #pending: string | undefined;
+  #batch: Promise<void> | undefined;
+  #resolve: (() => void) | undefined;
+  #reject: ((error: Error) => void) | undefined;
+
+  constructor(stream: Writable) {
+    this.#stream = stream;
+  }
+
+  write(message: unknown): Promise<void> {
+    const line = frame(message);
+    if (this.#pending !== undefined) {
+      this.#pending += line;
+      return this.#batch as Promise<void>;
+    }
+    this.#pending = line;
+    this.#batch = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    process.nextTick(this.#flushTick);
+    return this.#batch;
+  }
+
+  /** Writes the pending batch now (before ending the stream). */
+  flush(): void {
+    const text = this.#pending;
+    if (text === undefined) return;
+    const resolve = this.#resolve as () => void;
+    const reject = this.#reject as (error: Error) => void;
+    this.#pending = undefined;
+    this.#batch = undefined;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    const stream = this.#stream;
+    if (stream.destroyed || stream.writableEnded) {
+      reject(new LocalError('connection_closed', 'the stream closed before the message was written'));
+    } else if (stream.write(text)) resolve();
+    else stream.once('drain', resolve);
+  }
+
+  readonly #flushTick = () => this.flush();
 }

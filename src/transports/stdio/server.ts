@@ -3,7 +3,7 @@ import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
-import { DEFAULT_MAX_LINE_BYTES, LineReader, frame } from './framing.js';
+import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter } from './framing.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -24,6 +24,7 @@ export class StdioServerTransport implements Transport {
   readonly #stdin: Readable;
   readonly #stdout: Writable;
   readonly #reader: LineReader;
+  readonly #writer: LineWriter;
   readonly #logger: Logger;
   #closed = false;
 
@@ -31,6 +32,7 @@ export class StdioServerTransport implements Transport {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#logger = options.logger ?? silentLogger;
+    this.#writer = new LineWriter(this.#stdout);
     this.#reader = new LineReader(
       {
         onvalue: (value) => this.onmessage?.(value),
@@ -66,8 +68,7 @@ export class StdioServerTransport implements Transport {
     if (this.#closed || this.#stdout.destroyed) {
       return Promise.reject(new LocalError('connection_closed', 'stdio transport is closed'));
     }
-    if (this.#stdout.write(frame(message))) return Promise.resolve();
-    return new Promise((resolve) => this.#stdout.once('drain', resolve));
+    return this.#writer.write(message);
   }
 
   async close(): Promise<void> {
@@ -77,6 +78,8 @@ export class StdioServerTransport implements Transport {
   #finish(reason: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
+    // Messages already sent go out before anyone learns of the close (and perhaps exits the process).
+    this.#writer.flush();
     this.#stdin.off('data', this.#onData);
     this.#stdin.off('end', this.#onEnd);
     // Stop holding the event loop open on stdin so the process can exit once work is done.

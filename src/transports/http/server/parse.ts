@@ -31,6 +31,7 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
+const SMALL_OBJECT_KEYS = 16;
 
 /** What a container is, for the key rules: messages and their params compare keys case-insensitively. */
 enum Frame {
@@ -54,11 +55,11 @@ function endOfString(text: string, start: number): number {
 /**
  * One linear pass over text already known to be valid JSON: finds duplicate keys in any object (after decoding
  * escapes, so "\u006dethod" is "method"), case-insensitive repeats among a message's or its params' members, and
- * excessive nesting. Allocates a Set only for objects with more than one key.
+ * excessive nesting. Allocates nothing for one-key objects, an array for small ones, a Set for big ones.
  */
 export function findKeyProblem(text: string): string | undefined {
   const kinds: Frame[] = [];
-  const keys: Array<string | Set<string> | undefined> = [];
+  const keys: Array<string | string[] | Set<string> | undefined> = [];
   const lastKey: Array<string | undefined> = [];
   let expectKey = false;
   const length = text.length;
@@ -75,7 +76,12 @@ export function findKeyProblem(text: string): string | undefined {
         if (seen === undefined) keys[top] = key;
         else if (typeof seen === 'string') {
           if (seen === key) return `duplicate key ${JSON.stringify(decoded)}`;
-          keys[top] = new Set([seen, key]);
+          keys[top] = [seen, key];
+        } else if (Array.isArray(seen)) {
+          if (seen.includes(key)) return `duplicate key ${JSON.stringify(decoded)}`;
+          seen.push(key);
+          // A short array beats a Set for the few keys an object usually has; a big object gets a Set.
+          if (seen.length > SMALL_OBJECT_KEYS) keys[top] = new Set(seen);
         } else {
           if (seen.has(key)) return `duplicate key ${JSON.stringify(decoded)}`;
           seen.add(key);

@@ -1,5 +1,6 @@
 import { LocalError, toWireError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
+import type { MessageExtra } from '../../../jsonrpc/transport.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import type { HttpMcpServer } from './types.js';
@@ -60,10 +61,21 @@ class StatelessReply {
   }
 }
 
-/** An abort signal made only if someone asks for it; an abort before that is remembered. */
-class LazyCancellation {
-  #controller: AbortController | undefined;
+/**
+ * One 2026-07-28 request being served, and the context its handler sees. The abort signal is made only if
+ * someone asks for it (an AbortController per request is a measurable cost on the hot path); an abort before
+ * that is remembered. A class, not an object literal: on Node 20 a literal with a getter is slow to create.
+ */
+class StatelessCall {
+  readonly extra: MessageExtra;
   aborted = false;
+  readonly #reply: StatelessReply;
+  #controller: AbortController | undefined;
+
+  constructor(exchange: HttpExchange, accepts: Accepts, keepAliveMs: number) {
+    this.extra = exchange.extra();
+    this.#reply = new StatelessReply(exchange, accepts, keepAliveMs, this.abort);
+  }
 
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
@@ -71,10 +83,16 @@ class LazyCancellation {
     return this.#controller.signal;
   }
 
-  abort(): void {
+  readonly notify = (notification: JSONRPCNotification): void => this.#reply.notify(notification);
+
+  readonly abort = (): void => {
     if (this.aborted) return;
     this.aborted = true;
     this.#controller?.abort(CANCELLED());
+  };
+
+  finish(response: JSONRPCResponse): void {
+    this.#reply.finish(response);
   }
 }
 
@@ -98,28 +116,20 @@ export async function serveStatelessRequest(
     exchange.respond(400, undefined, JSON.stringify(body));
     return;
   }
-  const cancellation = new LazyCancellation();
-  const reply = new StatelessReply(exchange, accepts, options.keepAliveMs, () => cancellation.abort());
-  exchange.onAbort(() => cancellation.abort());
+  const call = new StatelessCall(exchange, accepts, options.keepAliveMs);
+  exchange.onAbort(call.abort);
   let response: JSONRPCResponse;
   try {
-    response = await server.handleStatelessRequest(request, {
-      extra: exchange.extra(),
-      // Created on first read: an AbortController per request is a measurable cost on the hot path.
-      get signal() {
-        return cancellation.signal;
-      },
-      notify: (notification) => reply.notify(notification),
-    });
+    response = await server.handleStatelessRequest(request, call);
   } catch (error) {
     const wire = toWireError(error);
     response = errorResponse(request.id, wire.code, wire.message, wire.data);
   }
   // 2026-07-28 basic/patterns/cancellation: nothing more is sent for a cancelled request.
-  if (cancellation.aborted) {
+  if (call.aborted) {
     // Settles the web edge's pending Response; node has already dropped the socket.
     exchange.respond(499, undefined);
     return;
   }
-  reply.finish(response);
+  call.finish(response);
 }

@@ -17,15 +17,22 @@ export interface Accepts {
 
 const ACCEPT_ALL: Accepts = { json: true, sse: true };
 
+/** The last Accept header seen and what it allows: a client sends the same one on every request. */
+let lastAccept: { value: string; accepts: Accepts } | undefined;
+
 /** What the client's `Accept` allows; a missing header accepts anything. */
 export function parseAccept(value: string | undefined): Accepts {
   if (value === undefined || value === '') return ACCEPT_ALL;
+  if (lastAccept?.value === value) return lastAccept.accepts;
   const lower = value.toLowerCase();
-  if (lower.includes('*/*')) return ACCEPT_ALL;
-  return {
-    json: lower.includes('application/json') || lower.includes('application/*'),
-    sse: lower.includes('text/event-stream') || lower.includes('text/*'),
-  };
+  const accepts: Accepts = lower.includes('*/*')
+    ? ACCEPT_ALL
+    : {
+        json: lower.includes('application/json') || lower.includes('application/*'),
+        sse: lower.includes('text/event-stream') || lower.includes('text/*'),
+      };
+  lastAccept = { value, accepts };
+  return accepts;
 }
 
 /**

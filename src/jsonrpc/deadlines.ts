@@ -1,0 +1,56 @@
+/**
+ * Many deadlines on one timer: the timeouts of a connection's outgoing requests. The timer is armed for the
+ * earliest deadline; a request that settles leaves it alone (when it fires it finds nothing due and re-arms for
+ * the next deadline), so a request costs no timer of its own (setTimeout + clearTimeout were about 40% of the
+ * engine's cost of a round trip). While no deadline is held the timer is unref'd: it never keeps a process alive
+ * that a per-request timer would not have kept.
+ */
+export class DeadlineTimer {
+  readonly #onFire: (now: number) => number;
+  #timer: NodeJS.Timeout | undefined;
+  #armedFor = Number.POSITIVE_INFINITY;
+  #held = 0;
+
+  /** `onFire` expires what is due at `now` and returns the next deadline (Infinity when none). */
+  constructor(onFire: (now: number) => number) {
+    this.#onFire = onFire;
+  }
+
+  /** A deadline starts (epoch ms, as Date.now()). */
+  hold(deadline: number): void {
+    if (++this.#held === 1) this.#timer?.ref();
+    this.#arm(deadline);
+  }
+
+  /** A held deadline moved (progress restarted a timeout). */
+  move(deadline: number): void {
+    this.#arm(deadline);
+  }
+
+  /** A held deadline ended (its request settled). */
+  release(): void {
+    if (--this.#held === 0) this.#timer?.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    this.#held = 0;
+  }
+
+  #arm(deadline: number): void {
+    if (deadline >= this.#armedFor) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#armedFor = deadline;
+    this.#timer = setTimeout(this.#fire, Math.max(0, deadline - Date.now()));
+    if (this.#held === 0) this.#timer.unref();
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    const next = this.#onFire(Date.now());
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * A fast proof that a JSON Schema is valid against its dialect's meta-schema, for the everyday subset tool
+ * schemas are written in (type, properties, required, items, enum, bounds, descriptions). Compiling the
+ * 2020-12 meta-schema costs ajv about 60 ms, paid by the first registration on every server start; a schema
+ * this check proves valid skips it. Anything it does not recognise (another keyword, an odd value) answers
+ * false, and the caller asks ajv: this check never rejects a schema, it only vouches for simple ones.
+ * The constraints below hold alike in draft-07, 2019-09 and 2020-12.
+ */
+
+const SIMPLE_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
+
+type Check = (value: unknown) => boolean;
+
+const isString: Check = (value) => typeof value === 'string';
+const isBoolean: Check = (value) => typeof value === 'boolean';
+const isNumber: Check = (value) => typeof value === 'number' && Number.isFinite(value);
+const isCount: Check = (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isAnything: Check = () => true;
+
+function isType(value: unknown): boolean {
+  if (typeof value === 'string') return SIMPLE_TYPES.has(value);
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item) => typeof item === 'string' && SIMPLE_TYPES.has(item)) &&
+    new Set(value).size === value.length
+  );
+}
+
+function isUniqueStrings(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every((item) => typeof item === 'string') &&
+    new Set(value).size === value.length
+  );
+}
+
+function isSchemaMap(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const child of Object.values(value)) if (!isSimpleSchema(child, depth + 1)) return false;
+  return true;
+}
+
+const KEYWORDS: Record<string, Check | 'schema' | 'schemas'> = {
+  $schema: isString,
+  $comment: isString,
+  title: isString,
+  description: isString,
+  type: isType,
+  enum: Array.isArray,
+  const: isAnything,
+  default: isAnything,
+  examples: Array.isArray,
+  format: isString,
+  pattern: isString,
+  minLength: isCount,
+  maxLength: isCount,
+  minItems: isCount,
+  maxItems: isCount,
+  minProperties: isCount,
+  maxProperties: isCount,
+  uniqueItems: isBoolean,
+  readOnly: isBoolean,
+  writeOnly: isBoolean,
+  deprecated: isBoolean,
+  minimum: isNumber,
+  maximum: isNumber,
+  exclusiveMinimum: isNumber,
+  exclusiveMaximum: isNumber,
+  multipleOf: (value) => isNumber(value) && (value as number) > 0,
+  required: isUniqueStrings,
+  properties: 'schemas',
+  items: 'schema',
+  additionalProperties: 'schema',
+};
+
+/** True only when the schema is provably valid; false means "ask the meta-schema". */
+export function isSimpleSchema(schema: unknown, depth = 0): boolean {
+  if (typeof schema === 'boolean') return true;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > 32) return false;
+  for (const [keyword, value] of Object.entries(schema)) {
+    const check = Object.hasOwn(KEYWORDS, keyword) ? KEYWORDS[keyword] : undefined;
+    if (check === undefined) return false;
+    if (check === 'schema') {
+      if (!isSimpleSchema(value, depth + 1)) return false;
+    } else if (check === 'schemas') {
+      if (!isSchemaMap(value, depth)) return false;
+    } else if (!check(value)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,105 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LocalError } from '../../src/jsonrpc/index.js';
+import { LineWriter } from '../../src/transports/stdio/framing.js';
+import { StdioServerTransport } from '../../src/transports/stdio/index.js';
+
+/** A stream that records each write it receives, with a buffer limit so back-pressure can be seen. */
+function recorder(highWaterMark = 16 * 1024) {
+  const writes: string[] = [];
+  let release: (() => void) | undefined;
+  let hold = false;
+  const stream = new Writable({
+    highWaterMark,
+    write(chunk: Buffer, _encoding, callback) {
+      writes.push(chunk.toString('utf8'));
+      if (hold) release = callback;
+      else callback();
+    },
+  });
+  return {
+    stream,
+    writes,
+    hold: () => {
+      hold = true;
+    },
+    release: () => {
+      hold = false;
+      release?.();
+    },
+  };
+}
+
+describe('stdio LineWriter', () => {
+  it('writes the messages sent in one tick as one batch of newline-framed lines, in order', async () => {
+    const { stream, writes } = recorder();
+    const writer = new LineWriter(stream);
+    const sent = [1, 2, 3].map((id) => writer.write({ jsonrpc: '2.0', id, result: {} }));
+    expect(writes).toEqual([]);
+    await Promise.all(sent);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]?.split('\n')).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{}}',
+      '{"jsonrpc":"2.0","id":2,"result":{}}',
+      '{"jsonrpc":"2.0","id":3,"result":{}}',
+      '',
+    ]);
+    await writer.write({ jsonrpc: '2.0', method: 'later' });
+    expect(writes).toHaveLength(2);
+  });
+
+  it('settles a send only once the stream drained when its buffer was full', async () => {
+    const { stream, writes, hold, release } = recorder(8);
+    const writer = new LineWriter(stream);
+    hold();
+    let settled = false;
+    const sent = writer
+      .write({ jsonrpc: '2.0', method: 'big', params: { text: 'x'.repeat(64) } })
+      .then(() => {
+        settled = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(writes).toHaveLength(1);
+    expect(settled).toBe(false);
+    release();
+    await sent;
+    expect(settled).toBe(true);
+  });
+
+  it('flush writes a pending batch at once; a destroyed stream rejects it', async () => {
+    const { stream, writes } = recorder();
+    const writer = new LineWriter(stream);
+    const first = writer.write({ jsonrpc: '2.0', method: 'a' });
+    writer.flush();
+    expect(writes).toEqual(['{"jsonrpc":"2.0","method":"a"}\n']);
+    await first;
+    const gone = new PassThrough();
+    const lost = new LineWriter(gone).write({ jsonrpc: '2.0', method: 'b' });
+    gone.destroy();
+    const error = await lost.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(LocalError);
+    expect((error as LocalError).code).toBe('connection_closed');
+  });
+
+  it('the server transport writes what was sent before stdin closed, before reporting the close', async () => {
+    const stdin = new PassThrough();
+    const { stream, writes } = recorder();
+    const transport = new StdioServerTransport({ stdin, stdout: stream });
+    let writtenAtClose = -1;
+    transport.onclose = () => {
+      writtenAtClose = writes.length;
+    };
+    await transport.start();
+    void transport.send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 1 },
+    });
+    await transport.close();
+    expect(writtenAtClose).toBe(1);
+    await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow(/closed/);
+  });
+});
