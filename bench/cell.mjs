@@ -2,7 +2,7 @@
 // server child itself, warms up, measures, and prints `RESULT <json>`. A fresh process per cell keeps
 // JIT and GC state of one implementation from leaking into another's numbers.
 import { performance } from 'node:perf_hooks';
-import { childPids, memKB, serverCommand, startHttpServer } from './lib/proc.mjs';
+import { childPids, cpuTicks, memKB, serverCommand, startHttpServer, TICK_US } from './lib/proc.mjs';
 import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
 import { ECHO_TEXT, ORDER_ARGS } from './lib/tools.mjs';
 
@@ -82,6 +82,31 @@ async function withHttp(serverArgs, fn) {
   }
 }
 
+// CPU time per operation of client and server during `fn` (us): steadier than wall time when other work
+// shares the machine. Client from process.cpuUsage(), server from /proc/<pid>/stat (all threads).
+async function withCpu(pid, fn) {
+  const client0 = process.cpuUsage();
+  const server0 = cpuTicks(pid);
+  const r = await fn();
+  const client = process.cpuUsage(client0);
+  const serverUs = (cpuTicks(pid) - server0) * TICK_US;
+  return { ...r, clientCpuUs: (client.user + client.system) / r.ops, serverCpuUs: serverUs / r.ops };
+}
+
+// Runs the ops in alternating blocks (4 rounds) for `ms` in total; per op the pooled calls/s.
+async function alternate(ops, ms) {
+  const rounds = 4;
+  const totals = ops.map(() => ({ ops: 0, s: 0 }));
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, op] of ops.entries()) {
+      const res = await sequential(op, ms / rounds / ops.length, false);
+      totals[i].ops += res.ops;
+      totals[i].s += res.ops / res.rps;
+    }
+  }
+  return totals.map((t) => ({ rps: t.ops / t.s }));
+}
+
 const echo = (client) => async () => check(await client.call('echo', echoArgs), ECHO_TEXT);
 const warm = (op) => sequential(op, spec.warmupMs, false);
 
@@ -118,14 +143,14 @@ async function heldMemory(client, pid) {
 
 const scenarios = {
   'stdio-seq': () =>
-    withStdio([], async (client) => {
+    withStdio([], async (client, pid) => {
       await warm(echo(client));
-      return sequential(echo(client), spec.durationMs, true);
+      return withCpu(pid, () => sequential(echo(client), spec.durationMs, true));
     }),
   'stdio-par': () =>
     withStdio([], async (client, pid) => {
       await warm(echo(client));
-      const r = await concurrent(echo(client), spec.concurrency, spec.durationMs);
+      const r = await withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
       return { ...r, serverPeakKB: memKB(pid, 'VmHWM'), clientPeakKB: memKB(process.pid, 'VmHWM') };
     }),
   'stdio-held': () => withStdio([], heldMemory),
@@ -138,21 +163,34 @@ const scenarios = {
       await warm(op);
       return sequential(op, spec.durationMs, true, spec.minOps);
     }),
+  // Validation cost: the non-trivial schema's call against echo on the same connection, in alternating blocks.
   'stdio-validate': () =>
     withStdio([], async (client) => {
-      const op = async () => check(await client.call('order', ORDER_ARGS), '10');
-      await warm(op);
-      return sequential(op, spec.durationMs, true);
-    }),
-  'http-seq': () =>
-    withHttp(spec.serverArgs ?? [], async (client) => {
+      const order = async () => check(await client.call('order', ORDER_ARGS), '10');
+      await warm(order);
       await warm(echo(client));
-      return sequential(echo(client), spec.durationMs, true);
+      const [o, e] = await alternate([order, echo(client)], spec.durationMs);
+      return { rps: o.rps, echoRps: e.rps, extraMs: 1000 / o.rps - 1000 / e.rps };
+    }),
+  // Cost of a call with 1,001 tools registered vs 1: two servers, alternating blocks on one client process.
+  'http-tools': () =>
+    withHttp(['--minimal'], (one) =>
+      withHttp(['--minimal', '--tools=1000'], async (many) => {
+        await warm(echo(one));
+        await warm(echo(many));
+        const [r1, r1k] = await alternate([echo(one), echo(many)], spec.durationMs);
+        return { rps1: r1.rps, rps1k: r1k.rps, penalty: r1.rps / r1k.rps };
+      }),
+    ),
+  'http-seq': () =>
+    withHttp(spec.serverArgs ?? [], async (client, pid) => {
+      await warm(echo(client));
+      return withCpu(pid, () => sequential(echo(client), spec.durationMs, true));
     }),
   'http-par': () =>
-    withHttp(spec.serverArgs ?? [], async (client) => {
+    withHttp(spec.serverArgs ?? [], async (client, pid) => {
       await warm(echo(client));
-      return concurrent(echo(client), spec.concurrency, spec.durationMs);
+      return withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
     }),
   startup: async () => {
     const times = [];
@@ -185,7 +223,8 @@ const scenarios = {
     try {
       const once = async () => {
         const r = await loop.run('go');
-        if (r.steps !== turnsPerRun + 1 || r.answer !== 'done') throw new Error(`run ended: ${JSON.stringify(r)}`);
+        if (r.steps !== turnsPerRun + 1 || r.answer !== 'done')
+          throw new Error(`run ended: ${JSON.stringify(r)}`);
       };
       const warmEnd = now() + spec.warmupMs;
       do await once();

@@ -8,24 +8,34 @@ import { ROWS } from './lib/rows.mjs';
 
 const [impl = 'agentforge', cellId = 'stdio-seq', top = '25'] = process.argv.slice(2);
 const row = ROWS.find((r) => r.cell === cellId && r.spec);
-if (!row) throw new Error(`unknown cell ${cellId}; cells: ${[...new Set(ROWS.map((r) => r.cell))].join(', ')}`);
+if (!row)
+  throw new Error(`unknown cell ${cellId}; cells: ${[...new Set(ROWS.map((r) => r.cell))].join(', ')}`);
 const dir = `${BENCH_DIR}profiles/${impl}-${cellId}`;
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const spec = { ...row.spec, impl, warmupMs: 500, durationMs: 3000, repeat: 10, turns: 1000 };
 const flags = `--cpu-prof --cpu-prof-dir=${dir}`;
-const run = spawnSync(process.execPath, ['--expose-gc', ...flags.split(' '), `${BENCH_DIR}cell.mjs`, JSON.stringify(spec)], {
-  env: { ...process.env, BENCH_SERVER_FLAGS: flags },
-  encoding: 'utf8',
-});
+const run = spawnSync(
+  process.execPath,
+  ['--expose-gc', ...flags.split(' '), `${BENCH_DIR}cell.mjs`, JSON.stringify(spec)],
+  {
+    env: { ...process.env, BENCH_SERVER_FLAGS: flags },
+    encoding: 'utf8',
+  },
+);
 process.stdout.write(run.stdout);
 if (run.status !== 0) process.stderr.write(run.stderr);
 
 for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
   const profile = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8'));
   const self = new Map();
+  // Skip the first `skipMs` (module loading, connect, warm-up) unless profiling startup itself.
+  const skipUs = cellId === 'startup' ? 0 : Number(process.env.PROFILE_SKIP_MS ?? 1500) * 1000;
   const dt = new Map();
+  let clock = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    clock += profile.timeDeltas[i] ?? 0;
+    if (clock - profile.startTime < skipUs) continue;
     dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
   let total = 0;
@@ -40,10 +50,39 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
     const f = where || functionName;
     byFile.set(f, (byFile.get(f) ?? 0) + t);
   }
-  const pct = (t) => `${((100 * t) / total).toFixed(1).padStart(5)}%`;
   const idle = [...self].filter(([k]) => k.startsWith('(idle)')).reduce((a, [, t]) => a + t, 0);
-  console.log(`\n== ${file} (${(total / 1000).toFixed(0)} ms sampled, idle ${pct(idle)})`);
-  for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(`${pct(t)}  ${k}`);
+  const busy = total - idle;
+  // Percentages are of busy (non-idle) time.
+  const pct = (t) => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
+  self.delete([...self.keys()].find((k) => k.startsWith('(idle)')));
+  byFile.delete('(idle)');
+  console.log(
+    `\n== ${file}: ${(total / 1000).toFixed(0)} ms sampled, ${((100 * idle) / total).toFixed(0)}% idle; shares of busy time`,
+  );
+  for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(top)))
+    console.log(`${pct(t)}  ${k}`);
   console.log('  -- by file');
   for (const [k, t] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${pct(t)}  ${k}`);
+  console.log('  -- inclusive (self + callees), agentforge code only');
+  for (const [k, t] of inclusive(profile, dt, '  dist/').slice(0, 15)) console.log(`${pct(t)}  ${k}`);
+}
+
+// Inclusive time per function (each sample counted once per distinct function on its stack).
+function inclusive(profile, dt, filter) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const out = new Map();
+  for (const [id, t] of dt) {
+    if (byId.get(id).callFrame.functionName === '(idle)') continue;
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const { functionName, url, lineNumber } = byId.get(cur).callFrame;
+      const key = `${functionName || '(anonymous)'}  ${url.replace(/^file:\/\/\/work\/main\//, '')}:${lineNumber + 1}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.set(key, (out.get(key) ?? 0) + t);
+    }
+  }
+  return [...out].filter(([k]) => k.includes(filter)).sort((a, b) => b[1] - a[1]);
 }

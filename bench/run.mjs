@@ -14,8 +14,8 @@ const argv = process.argv.slice(2);
 const flag = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = argv.includes('--quick');
 const config = quick
-  ? { reps: 1, warmupMs: 150, durationMs: 350, startupSpawns: 3, agentTurns: 50 }
-  : { reps: 3, warmupMs: 400, durationMs: 1200, startupSpawns: 10, agentTurns: 400 };
+  ? { reps: 1, warmupMs: 100, durationMs: 250, startupSpawns: 2, agentTurns: 30 }
+  : { reps: 4, warmupMs: 250, durationMs: 800, startupSpawns: 10, agentTurns: 300 };
 if (flag('reps')) config.reps = Number(flag('reps'));
 config.startupPerRep = Math.ceil(config.startupSpawns / config.reps);
 
@@ -50,7 +50,12 @@ function runCell(spec) {
 const cells = [...new Set(rows.filter((r) => r.cell).map((r) => r.cell))];
 const cellSpec = (cellId) => {
   const row = ROWS.find((r) => r.cell === cellId && r.spec);
-  return { ...row.spec, warmupMs: config.warmupMs, durationMs: config.durationMs, repeat: config.startupPerRep };
+  return {
+    ...row.spec,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    repeat: config.startupPerRep,
+  };
 };
 
 const started = performance.now();
@@ -65,7 +70,9 @@ for (let rep = 0; rep < config.reps; rep++) {
     for (const impl of order) {
       const spec = { ...cellSpec(cellId), impl, turns: config.agentTurns };
       if (spec.implsOnly && !spec.implsOnly.includes(impl)) continue;
-      const result = await runCell(spec);
+      let result = await runCell(spec);
+      // One retry: other work on the machine (a rebuild of dist/) can break a single cell.
+      if (result.error) result = await runCell(spec);
       if (result.error) {
         errors.push(`${cellId} / ${impl}: ${result.error}`);
         console.log(`  ${cellId.padEnd(16)} ${impl.padEnd(10)} ERROR ${result.error.slice(0, 200)}`);
@@ -87,7 +94,10 @@ const machine = {
   cpu: os.cpus()[0]?.model ?? 'unknown',
   node: process.version,
   platform: `${os.platform()} ${os.release()}`,
-  loadavg: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+  loadavg: os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' '),
 };
 const summary = summarize(rows, samples, impls);
 const md = renderMarkdown({ summary, impls, machine, config, quick, elapsedS, errors });

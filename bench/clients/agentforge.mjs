@@ -17,7 +17,10 @@ export async function connectStdio({ command, args }) {
   return wrap(
     await McpClient.connect(
       { command, args },
-      { clientInfo: { name: 'bench', version: '1.0.0' }, onstderr: (line) => process.stderr.write(`${line}\n`) },
+      {
+        clientInfo: { name: 'bench', version: '1.0.0' },
+        onstderr: (line) => process.stderr.write(`${line}\n`),
+      },
     ),
   );
 }

@@ -21,7 +21,8 @@ export function zeroLatencyModel(turnsPerRun) {
       if (m.role === 'assistant') turns++;
       else if (m.role === 'tool' && turns === 0) {
         results++;
-        if (textOf(m.content) !== ECHO_TEXT || m.isError) throw new Error(`bad tool result: ${textOf(m.content)}`);
+        if (textOf(m.content) !== ECHO_TEXT || m.isError)
+          throw new Error(`bad tool result: ${textOf(m.content)}`);
       }
     }
     const echoes = request.tools.filter((t) => t.name.endsWith('echo'));
@@ -30,7 +31,11 @@ export function zeroLatencyModel(turnsPerRun) {
     if (turns >= turnsPerRun) {
       return { message: { role: 'assistant', content: 'done', toolCalls: [] }, stopReason: 'stop' };
     }
-    const toolCalls = echoes.map((t) => ({ id: `call_${++seq}`, name: t.name, arguments: { text: ECHO_TEXT } }));
+    const toolCalls = echoes.map((t) => ({
+      id: `call_${++seq}`,
+      name: t.name,
+      arguments: { text: ECHO_TEXT },
+    }));
     return { message: { role: 'assistant', content: '', toolCalls }, stopReason: 'tool_calls' };
   };
   return {
@@ -86,7 +91,7 @@ export async function agentforgeLoop(commands, model, maxSteps) {
     commands.map((c, i) => [`s${i + 1}`, { command: c.command, args: c.args, approval: 'auto' }]),
   );
   const host = await McpHost.start(parseConfig({ mcpServers }), {});
-  const agent = new Agent({ model, host, maxSteps, approval: { policy: 'all' } });
+  const agent = new Agent({ model, host, maxSteps });
   const run = async (input) => {
     const result = await agent.run(input);
     if (result.error) throw new Error(`agent run failed: ${result.error.message}`);

@@ -16,9 +16,25 @@ export function memKB(pid, field) {
   }
 }
 
+// utime + stime of a process (all threads), in clock ticks (USER_HZ, 100 on Linux).
+export const TICK_US = 10_000;
+export function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 export function childPids(pid = process.pid) {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -37,7 +53,7 @@ export function serverCommand(impl, serverArgs) {
 // Spawns an HTTP server child and resolves once it prints `LISTENING <port>`.
 export function startHttpServer(impl, serverArgs) {
   const { command, args } = serverCommand(impl, serverArgs);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const onData = (chunk) => {
@@ -59,6 +75,8 @@ export function startHttpServer(impl, serverArgs) {
     };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${impl} server exited (${code}) before listening: ${out}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${impl} server exited (${code}) before listening: ${out}`)),
+    );
   });
 }

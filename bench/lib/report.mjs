@@ -18,7 +18,12 @@ export function summarize(rows, samples, impls) {
       const values = row.pooled ? results.flatMap(row.pooled) : results.map(row.metric);
       const finite = values.filter((v) => Number.isFinite(v));
       if (finite.length === 0) continue;
-      byImpl[impl] = { median: median(finite), min: Math.min(...finite), max: Math.max(...finite), n: finite.length };
+      byImpl[impl] = {
+        median: median(finite),
+        min: Math.min(...finite),
+        max: Math.max(...finite),
+        n: finite.length,
+      };
     }
     out.set(row.id, { row, byImpl });
   }
@@ -41,6 +46,7 @@ function fmt(v, unit) {
   if (unit === 'calls/s') return v >= 100 ? String(Math.round(v)) : v.toFixed(1);
   if (unit === 'ms') return v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
   if (unit === 'MB') return v.toFixed(1);
+  if (unit === 'us') return v.toFixed(0);
   return v.toFixed(2);
 }
 
@@ -107,6 +113,11 @@ export function renderMarkdown({ summary, impls, machine, config, quick, elapsed
       'multiple of raw (lower is better). "af ahead of vN" > 1 means agentforge is faster / leaner.',
   );
   lines.push(
+    '- "CPU per call": user+system CPU of the client process and the server process over the measured ' +
+      'window, divided by calls (server from /proc/<pid>/stat at 10 ms resolution). Less sensitive to other ' +
+      'load on the machine than calls/s.',
+  );
+  lines.push(
     '- raw = newline JSON over a pipe with a tiny child, and a minimal node:http JSON-RPC server + node:http ' +
       'keep-alive client; no validation, no protocol handshake.',
   );
@@ -116,10 +127,17 @@ export function renderMarkdown({ summary, impls, machine, config, quick, elapsed
       '(per-request factory) on node:http through @hono/node-server. SDK v1 has no 2026-07-28 mode: its ' +
       '"modern" HTTP rows use v1\'s stateless pattern (fresh server + transport per request, 2025 handshake).',
   );
-  lines.push('- SDK servers declare tools with zod (their idiomatic path); agentforge and raw with JSON Schema.');
+  lines.push(
+    '- SDK servers declare tools with zod (their idiomatic path); agentforge and raw with JSON Schema.',
+  );
   lines.push(
     '- Memory per 1,000 in-flight: RSS after 1,000 held tools/call requests minus before (after a forced GC ' +
       'in both processes), stdio.',
+  );
+  lines.push(
+    '- Each cell is a fresh client process (bench/cell.mjs) with its own server child; implementations are ' +
+      'interleaved within a repetition and their order rotates. Run: `npm run bench` (full), ' +
+      '`npm run bench -- --quick` (smoke); profile one cell: `node bench/profile.mjs agentforge stdio-seq`.',
   );
   if (errors.length) {
     lines.push('');

@@ -87,11 +87,18 @@ export function count(args) {
   if (args?.gc !== true) return textResult(String(held.length));
   globalThis.gc?.();
   const heap = String(process.memoryUsage().heapUsed);
-  return { content: [{ type: 'text', text: String(held.length) }, { type: 'text', text: heap }] };
+  return {
+    content: [
+      { type: 'text', text: String(held.length) },
+      { type: 'text', text: heap },
+    ],
+  };
 }
 
 // Server command-line options, identical for every implementation.
 export function parseServerArgs(argv = process.argv.slice(2)) {
+  // Exit cleanly on SIGTERM so --cpu-prof (bench/profile.mjs) can write its profile.
+  process.once('SIGTERM', () => process.exit(0));
   const opts = { transport: 'stdio', mode: 'modern', tools: 0, minimal: false };
   for (const arg of argv) {
     const [k, v] = arg.replace(/^--/, '').split('=');
@@ -106,4 +113,7 @@ export function parseServerArgs(argv = process.argv.slice(2)) {
 export function announcePort(server) {
   const { port } = server.address();
   process.stdout.write(`LISTENING ${port}\n`);
+  // An HTTP server child exits when its parent (the cell) goes away and its stdin pipe closes.
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
 }

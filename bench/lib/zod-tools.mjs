@@ -1,7 +1,7 @@
 // The zod equivalents of bench/lib/tools.mjs schemas: the idiomatic way to declare tools with the
 // official SDKs (v1 and v2 both take zod 4 objects).
 import { z } from 'zod';
-import { count, ECHO_TEXT, fillerDescription, fillerName, hold, release, textResult } from './tools.mjs';
+import { count, fillerDescription, fillerName, hold, release, textResult } from './tools.mjs';
 
 export const zodEcho = () => z.object({ text: z.string() });
 
@@ -33,29 +33,45 @@ export const zodFiller = () =>
     b: z.number().describe('An optional numeric knob.').optional(),
   });
 
+// Schemas are built once per process and reused by every server instance, as an application defines its
+// tools' schemas at module level (the SDKs' per-request factories then only register them).
+let schemas;
+function schemasFor(opts) {
+  if (!schemas) {
+    schemas = {
+      echo: zodEcho(),
+      order: zodOrder(),
+      empty: z.object({}),
+      count: z.object({ gc: z.boolean().optional() }),
+      fillers: Array.from({ length: opts.tools }, zodFiller),
+    };
+  }
+  return schemas;
+}
+
 // Registers the benchmark tool set on an official-SDK McpServer (v1 and v2 share registerTool's shape).
 export function registerZodTools(server, opts) {
-  server.registerTool('echo', { description: 'Echo the text back', inputSchema: zodEcho() }, async ({ text }) =>
+  const zs = schemasFor(opts);
+  server.registerTool('echo', { description: 'Echo the text back', inputSchema: zs.echo }, async ({ text }) =>
     textResult(text),
   );
   if (!opts.minimal) {
-    server.registerTool('order', { description: 'Validate an order', inputSchema: zodOrder() }, async (args) =>
+    server.registerTool('order', { description: 'Validate an order', inputSchema: zs.order }, async (args) =>
       textResult(String(args.items.length)),
     );
-    server.registerTool('hold', { description: 'Hold until released', inputSchema: z.object({}) }, () => hold());
-    server.registerTool('release', { description: 'Release held calls', inputSchema: z.object({}) }, async () =>
+    server.registerTool('hold', { description: 'Hold until released', inputSchema: zs.empty }, () => hold());
+    server.registerTool('release', { description: 'Release held calls', inputSchema: zs.empty }, async () =>
       release(),
     );
-    server.registerTool(
-      'count',
-      { description: 'Count held calls', inputSchema: z.object({ gc: z.boolean().optional() }) },
-      async (args) => count(args),
+    server.registerTool('count', { description: 'Count held calls', inputSchema: zs.count }, async (args) =>
+      count(args),
     );
   }
   for (let i = 0; i < opts.tools; i++) {
-    server.registerTool(fillerName(i), { description: fillerDescription(i), inputSchema: zodFiller() }, async (args) =>
-      textResult(args.a),
+    server.registerTool(
+      fillerName(i),
+      { description: fillerDescription(i), inputSchema: zs.fillers[i] },
+      async (args) => textResult(args.a),
     );
   }
 }
-export { ECHO_TEXT };

@@ -2,6 +2,7 @@
 // (both eras on one endpoint: the client chooses modern or a legacy session).
 import { McpServer } from '../../dist/server/index.js';
 import {
+  announcePort,
   count,
   echoSchema,
   fillerDescription,
@@ -23,19 +24,26 @@ if (!opts.minimal) {
   server.registerTool('order', { description: 'Validate an order', inputSchema: orderSchema }, (args) =>
     textResult(String(args.items.length)),
   );
-  server.registerTool('hold', { description: 'Hold until released', inputSchema: { type: 'object' } }, () => hold());
+  server.registerTool('hold', { description: 'Hold until released', inputSchema: { type: 'object' } }, () =>
+    hold(),
+  );
   server.registerTool('release', { description: 'Release held calls', inputSchema: { type: 'object' } }, () =>
     release(),
   );
   server.registerTool(
     'count',
-    { description: 'Count held calls', inputSchema: { type: 'object', properties: { gc: { type: 'boolean' } } } },
+    {
+      description: 'Count held calls',
+      inputSchema: { type: 'object', properties: { gc: { type: 'boolean' } } },
+    },
     (args) => count(args),
   );
 }
 for (let i = 0; i < opts.tools; i++) {
-  server.registerTool(fillerName(i), { description: fillerDescription(i), inputSchema: fillerSchema }, (args) =>
-    textResult(args.a),
+  server.registerTool(
+    fillerName(i),
+    { description: fillerDescription(i), inputSchema: fillerSchema },
+    (args) => textResult(args.a),
   );
 }
 
@@ -43,5 +51,5 @@ if (opts.transport === 'stdio') {
   await server.serveStdio();
 } else {
   const listening = await server.listen({ port: 0, host: '127.0.0.1' });
-  process.stdout.write(`LISTENING ${listening.port}\n`);
+  announcePort(listening.httpServer);
 }

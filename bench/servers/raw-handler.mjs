@@ -58,4 +58,3 @@ export function respond(msg, result) {
   }
   return JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
 }
-

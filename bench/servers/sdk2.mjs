@@ -5,7 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { createMcpHandler, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { announcePort, parseServerArgs } from '../lib/tools.mjs';
 import { registerZodTools } from '../lib/zod-tools.mjs';
