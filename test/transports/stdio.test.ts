@@ -24,7 +24,9 @@ function alive(pid: number): boolean {
 /** Live processes whose command line mentions our fixture (the process table, not our own bookkeeping). */
 function fixtureProcesses(): number {
   const out = execFileSync('ps', ['-eo', 'pid,stat,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes('stdio-peer.mjs') && !/\sZ/.test(line)).length;
+  // The full path: other suites run in parallel with fixtures whose names end the same way.
+  const script = join(fixtures, 'stdio-peer.mjs');
+  return out.split('\n').filter((line) => line.includes(script) && !/\sZ/.test(line)).length;
 }
 
 async function connect(
