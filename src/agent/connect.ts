@@ -27,6 +27,7 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
   const options: ClientOptions = {
     clientInfo: CLIENT_INFO,
     handlers,
+    signal: context.signal,
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),

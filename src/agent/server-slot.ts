@@ -66,6 +66,8 @@ export class ServerSlot {
   /** Settles when the current connection attempt series ends, ready or failed. */
   connecting: Promise<void> = Promise.resolve();
   private readonly shutdown = new AbortController();
+  /** Connection attempts abandoned (timed out) but still winding down their server. */
+  private readonly opening = new Set<Promise<void>>();
 
   constructor(
     readonly config: ServerConfig,
@@ -150,6 +152,7 @@ export class ServerSlot {
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
+    await Promise.all(this.opening);
   }
 
   private async connectWithRetries(): Promise<void> {
@@ -191,13 +194,16 @@ export class ServerSlot {
         onEvent,
         signal: attempt.signal,
       });
-      // A connection that lands after the timeout is closed, never leaked.
-      opening.then(
-        (late) => {
-          if (attempt.signal.aborted) void late.close().catch(() => undefined);
+      // A connection that lands after the timeout is closed, never leaked; one still opening is awaited on
+      // close, so its server process is gone before the host is.
+      const settled = opening.then(
+        async (late) => {
+          if (attempt.signal.aborted) await late.close().catch(() => undefined);
         },
         () => undefined,
       );
+      this.opening.add(settled);
+      void settled.then(() => this.opening.delete(settled));
       client = await raceAbort(opening, attempt.signal);
       await raceAbort(
         this.fetchLists(

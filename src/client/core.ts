@@ -126,7 +126,11 @@ export class ClientCore {
     const created = createTransport(this.#target, kind, this.options, this.logger, this.toolHeaders);
     const link = createLink(created.transport, created.kind, this.key, this.options);
     this.#wire(link);
+    const signal = this.options.signal;
+    const onAbort = () => void link.connection.close().catch(() => {});
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      if (signal?.aborted) throw signal.reason;
       await link.connection.start();
       this.#codec = this.#newCodec();
       const handshakeCapabilities = (version: string) =>
@@ -149,7 +153,9 @@ export class ClientCore {
       this.#dead = undefined;
     } catch (error) {
       await link.connection.close().catch(() => {});
-      throw error;
+      throw signal?.aborted ? signal.reason : error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
     if (link.connection.closed)
       throw new LocalError('connection_closed', 'the server went away right after connecting');

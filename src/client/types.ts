@@ -44,6 +44,8 @@ export type HttpTransportKind = 'streamable-http' | 'sse' | 'auto';
 
 export interface ClientOptions {
   clientInfo?: Implementation;
+  /** Aborts connecting: the half-open connection is closed (a spawned server is shut down), never leaked. */
+  signal?: AbortSignal;
   /** Declared capabilities; by default derived from the handlers given. */
   capabilities?: ClientCapabilities;
   handlers?: ClientHandlers;

@@ -81,6 +81,7 @@ export class Connection {
   #fallbackRequestHandler: ((method: string) => RequestHandler | undefined) | undefined;
   #nextId = 1;
   #closed: LocalError | undefined;
+  #closing: Promise<void> | undefined;
   #closeListeners: Array<(error: LocalError) => void> = [];
 
   constructor(transport: Transport, options: ConnectionOptions = {}) {
@@ -170,10 +171,14 @@ export class Connection {
   }
 
   /** Closes the transport; pending requests reject with `connection_closed`, handlers in flight are aborted. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    // Every caller waits for the same shutdown: a second close() must not return while a spawned server is
+    // still being stopped by the first.
+    if (this.#closing) return this.#closing;
+    if (this.#closed) return Promise.resolve();
     this.#shutdown(new LocalError('connection_closed', 'connection closed'));
-    await this.#transport.close();
+    this.#closing = this.#transport.close();
+    return this.#closing;
   }
 
   /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */

@@ -14,13 +14,14 @@ import { LAB, LEGACY_SSE, ORDERS, ROOT, STUCK_LIST, WEATHER, config, startHttp, 
 
 describe('McpHost', () => {
   it('connects servers concurrently; a failing and a hanging server are reported and their tools absent', async () => {
+    const marker = `silent-server-${process.pid}-${Date.now()}`;
     const started = Date.now();
     await using host = await McpHost.start(
       config({
         weather: stdio(WEATHER),
         broken: { command: process.execPath, args: ['-e', 'process.exit(7)'] },
         // Never answers the handshake: the connection attempt times out.
-        silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+        silent: { command: process.execPath, args: ['-e', `setInterval(() => {}, 1000) // ${marker}`] },
         off: { command: 'does-not-matter', enabled: false },
       }),
       {
@@ -42,6 +43,11 @@ describe('McpHost', () => {
     expect(host.registry.entries().map((t) => t.llmName)).toEqual(['weather__get_weather']);
     // Two attempts of 1.5 s for the silent server, in parallel with everything else.
     expect(elapsed).toBeLessThan(8000);
+    // The timed-out attempts' server processes are shut down by the time the host has closed.
+    await host.close();
+    const { execFileSync } = await import('node:child_process');
+    const table = execFileSync('ps', ['-eo', 'stat,args'], { encoding: 'utf8' });
+    expect(table.split('\n').filter((line) => line.includes(marker) && !line.startsWith('Z'))).toEqual([]);
   });
 
   it('goes on without a slow server and adds its tools at a later refresh', async () => {
