@@ -4,32 +4,13 @@
  * cap, and the handshake-era session: initialized, version check, DELETE, bounded reconnects.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
 import { forgetEra } from '../../src/client/era.js';
 import { targetKey } from '../../src/client/link.js';
-import type { ClientOptions } from '../../src/client/types.js';
-import { type RawServer, complete, json, startModernRaw, startRawServer, waitFor } from './helpers.js';
+import { complete, json, startRawServer, waitFor, rawPeerScope } from './helpers.js';
 
-const servers: RawServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handle: Parameters<typeof startModernRaw>[0]) {
-  const server = await startModernRaw(handle);
-  servers.push(server);
-  forgetEra(targetKey(server.url));
-  return server;
-}
-
-async function connect(url: string, options: ClientOptions = {}) {
-  const client = await McpClient.connect(url, options);
-  clients.push(client);
-  return client;
-}
+const { servers, serve, connect } = rawPeerScope();
 
 const MiB = 1024 * 1024;
 

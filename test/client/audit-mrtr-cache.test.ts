@@ -3,32 +3,10 @@
  * wire, the max total timeout over the host's handlers, and cache invalidation by change notifications.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
-import type { ClientOptions } from '../../src/client/types.js';
-import { type RawServer, complete, json, sseEvent, startModernRaw, waitFor } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { complete, json, sseEvent, waitFor, rawPeerScope } from './helpers.js';
 
-const servers: RawServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handle: Parameters<typeof startModernRaw>[0]) {
-  const server = await startModernRaw(handle);
-  servers.push(server);
-  forgetEra(targetKey(server.url));
-  return server;
-}
-
-async function connect(url: string, options: ClientOptions = {}) {
-  const client = await McpClient.connect(url, options);
-  clients.push(client);
-  return client;
-}
+const { serve, connect } = rawPeerScope();
 
 const inputRequired = (id: unknown, extra: Record<string, unknown>) => ({
   jsonrpc: '2.0',

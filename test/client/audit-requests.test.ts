@@ -2,41 +2,14 @@
  * Modern requests against raw HTTP peers on 127.0.0.1, checked on the wire: pagination, typed errors, era
  * detection from 400 bodies, request metadata and headers, HeaderMismatch recovery, logs on a request stream.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { McpClient } from '../../src/client/client.js';
+import { describe, expect, it } from 'vitest';
+import type { McpClient } from '../../src/client/client.js';
 import { forgetEra } from '../../src/client/era.js';
 import { targetKey } from '../../src/client/link.js';
-import type { ClientOptions } from '../../src/client/types.js';
 import { RpcError } from '../../src/jsonrpc/errors.js';
-import {
-  type RawServer,
-  acceptingHandlers,
-  complete,
-  json,
-  sseEvent,
-  startModernRaw,
-  startRawServer,
-} from './helpers.js';
+import { acceptingHandlers, complete, json, sseEvent, startRawServer, rawPeerScope } from './helpers.js';
 
-const servers: RawServer[] = [];
-const clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handle: Parameters<typeof startModernRaw>[0]) {
-  const server = await startModernRaw(handle);
-  servers.push(server);
-  forgetEra(targetKey(server.url));
-  return server;
-}
-
-async function connect(url: string, options: ClientOptions = {}) {
-  const client = await McpClient.connect(url, options);
-  clients.push(client);
-  return client;
-}
+const { servers, serve, connect } = rawPeerScope();
 
 const base64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
 

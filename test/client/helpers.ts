@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { ClientHandlers } from '../../src/client/types.js';
+import { afterEach } from 'vitest';
+import { McpClient } from '../../src/client/client.js';
+import { forgetEra } from '../../src/client/era.js';
+import { targetKey } from '../../src/client/link.js';
+import type { ClientHandlers, ClientOptions } from '../../src/client/types.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 export const MODERN_SERVER = join(FIXTURES, 'client-modern-server.mjs');
@@ -172,4 +176,29 @@ export const complete = (id: unknown, result: Record<string, unknown>) => ({
 /** Writes one JSON-RPC message as an SSE event. */
 export function sseEvent(res: ServerResponse, message: unknown, id?: string): void {
   res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
+}
+
+/**
+ * Raw 2026-07-28 peers and clients of one test file, all closed after each test. `serve` forgets the era cached
+ * for the new URL so every test detects afresh.
+ */
+export function rawPeerScope() {
+  const servers: RawServer[] = [];
+  const clients: McpClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const serve = async (handle: Parameters<typeof startModernRaw>[0]) => {
+    const server = await startModernRaw(handle);
+    servers.push(server);
+    forgetEra(targetKey(server.url));
+    return server;
+  };
+  const connect = async (url: string, options: ClientOptions = {}) => {
+    const client = await McpClient.connect(url, options);
+    clients.push(client);
+    return client;
+  };
+  return { servers, clients, serve, connect };
 }
