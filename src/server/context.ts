@@ -51,7 +51,7 @@ export function progressTokenOf(meta: JSONObject | undefined): ProgressToken | u
 
 /**
  * What a handler sees. A class, not an object literal: on Node 20 a literal with a getter costs about a
- * microsecond to create. The methods are own arrow functions so that a handler may destructure them.
+ * microsecond to create.
  */
 class RequestHandlerContext implements HandlerContext {
   readonly era: Era;
@@ -83,7 +83,51 @@ class RequestHandlerContext implements HandlerContext {
     return this.#scope.signal;
   }
 
-  readonly progress: HandlerContext['progress'] = async (progress, total, message) => {
+  // The methods are made on first use (most handlers call none of them) and then kept, so that
+  // `const { log } = ctx` works and `ctx.log === ctx.log`.
+  #progress: HandlerContext['progress'] | undefined;
+  #log: HandlerContext['log'] | undefined;
+  #elicit: HandlerContext['elicit'] | undefined;
+  #sample: HandlerContext['sample'] | undefined;
+  #listRoots: HandlerContext['listRoots'] | undefined;
+  #requestInput: HandlerContext['requestInput'] | undefined;
+
+  get progress(): HandlerContext['progress'] {
+    this.#progress ??= (progress, total, message) => this.#sendProgress(progress, total, message);
+    return this.#progress;
+  }
+
+  get log(): HandlerContext['log'] {
+    this.#log ??= (level, data, logger) => this.#sendLog(level, data, logger);
+    return this.#log;
+  }
+
+  get elicit(): HandlerContext['elicit'] {
+    this.#elicit ??= (params, options) =>
+      this.#ask<ElicitResult>({ method: 'elicitation/create', params }, options);
+    return this.#elicit;
+  }
+
+  get sample(): HandlerContext['sample'] {
+    this.#sample ??= (params, options) =>
+      this.#ask<CreateMessageResult>({ method: 'sampling/createMessage', params }, options);
+    return this.#sample;
+  }
+
+  get listRoots(): HandlerContext['listRoots'] {
+    this.#listRoots ??= (options) => this.#ask<ListRootsResult>({ method: 'roots/list', params: {} }, options);
+    return this.#listRoots;
+  }
+
+  get requestInput(): HandlerContext['requestInput'] {
+    this.#requestInput ??= (requests) =>
+      this.#scope.input.request(requests, this.#scope.signal) as Promise<
+        Record<keyof typeof requests & string, InputResponse>
+      >;
+    return this.#requestInput;
+  }
+
+  async #sendProgress(progress: number, total?: number, message?: string): Promise<void> {
     const scope = this.#scope;
     const progressToken = progressTokenOf(scope.meta);
     if (progressToken === undefined || scope.signal.aborted) return;
@@ -93,30 +137,16 @@ class RequestHandlerContext implements HandlerContext {
     if (message !== undefined && compareVersions(scope.protocolVersion, '2025-03-26') >= 0)
       params.message = message;
     await scope.notify(Notification.Progress, params).catch(() => {});
-  };
+  }
 
-  readonly log: HandlerContext['log'] = async (level, data, logger) => {
+  async #sendLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     const scope = this.#scope;
     const threshold = scope.logLevel;
     if (threshold === undefined || scope.signal.aborted) return;
     if (threshold !== 'all' && !passesLogLevel(level, threshold)) return;
     const params: JSONObject = logger === undefined ? { level, data } : { level, logger, data };
     await scope.notify(Notification.Message, params).catch(() => {});
-  };
-
-  readonly elicit: HandlerContext['elicit'] = (params, options) =>
-    this.#ask<ElicitResult>({ method: 'elicitation/create', params }, options);
-
-  readonly sample: HandlerContext['sample'] = (params, options) =>
-    this.#ask<CreateMessageResult>({ method: 'sampling/createMessage', params }, options);
-
-  readonly listRoots: HandlerContext['listRoots'] = (options) =>
-    this.#ask<ListRootsResult>({ method: 'roots/list', params: {} }, options);
-
-  readonly requestInput: HandlerContext['requestInput'] = (requests) =>
-    this.#scope.input.request(requests, this.#scope.signal) as Promise<
-      Record<keyof typeof requests & string, InputResponse>
-    >;
+  }
 
   async #ask<T extends InputResponse>(request: InputRequest, options: InputOptions | undefined): Promise<T> {
     const short = SHORT_NAMES[request.method];

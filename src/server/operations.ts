@@ -14,9 +14,10 @@ import type {
 } from '../mcp/types.js';
 import { type Cache, type RevisionCodec, copyObject, isPlainObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
-import { type ServerCore, combineCache, completerFor } from './core.js';
+import { type ServerCore, type ToolDefinition, combineCache, completerFor } from './core.js';
 import { InputRequiredSignal } from './input.js';
 import { type Collection, type Page, decodeCursor, encodeCursor } from './registry.js';
+import type { ValidationOutcome } from './schema.js';
 import type { CacheHints } from './types.js';
 
 const MAX_COMPLETION_VALUES = 100;
@@ -176,12 +177,24 @@ function rethrowProtocol(error: unknown, signal: AbortSignal): void {
   if (signal.aborted) throw error;
 }
 
-export async function callTool(
+/** A value or a promise of it: the synchronous path (sync validator, sync handler) allocates no promise. */
+export type MaybePromise<T> = T | Promise<T>;
+
+export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * tools/call. Synchronous end to end when the validator and the handler are: a small call then costs no
+ * promise and no microtask, and its state is garbage before the next message is parsed. Errors a synchronous
+ * path raises are thrown, not returned as rejected promises.
+ */
+export function callTool(
   core: ServerCore,
   codec: RevisionCodec,
   scope: RequestScope,
   params: JSONObject | undefined,
-): Promise<JSONObject> {
+): MaybePromise<JSONObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw invalidParams('tools/call requires a tool name');
   const entry = core.tools.get(name);
@@ -198,32 +211,60 @@ export async function callTool(
   }
   const args = params?.arguments ?? {};
   if (!isObject(args)) throw invalidParams('tools/call arguments must be an object');
-  const checked = await tool.input.validate(args);
-  // server/tools: input validation errors are tool execution errors the model can correct.
-  if (!checked.ok)
-    return codec.finish(toolError(`Invalid arguments for tool ${name}: ${checked.message}`) as JSONObject);
-  let result: CallToolResult;
-  try {
-    result = checkToolResult(await tool.handler(checked.value, createHandlerContext(scope)));
-  } catch (error) {
-    rethrowProtocol(error, scope.signal);
-    const message = error instanceof Error ? error.message : String(error);
-    return codec.finish(toolError(message || `tool ${name} failed`) as JSONObject);
-  }
-  if (tool.output && result.isError !== true) {
-    const outcome =
-      result.structuredContent === undefined
-        ? ({ ok: false, message: 'structuredContent is missing' } as const)
-        : await tool.output.validate(result.structuredContent);
-    if (!outcome.ok) {
-      return codec.finish(
-        toolError(
-          `Tool ${name} returned output that does not match its outputSchema: ${outcome.message}`,
-        ) as JSONObject,
-      );
+  const call = new ToolCall(codec, scope, tool, name);
+  const checked = tool.input.validate(args);
+  return isPromise(checked) ? checked.then(call.run) : call.run(checked);
+}
+
+/** The steps of one tools/call after its arguments are checked; bound methods serve as promise reactions. */
+class ToolCall {
+  constructor(
+    private readonly codec: RevisionCodec,
+    private readonly scope: RequestScope,
+    private readonly tool: ToolDefinition,
+    private readonly name: string,
+  ) {}
+
+  readonly run = (checked: ValidationOutcome): MaybePromise<JSONObject> => {
+    // server/tools: input validation errors are tool execution errors the model can correct.
+    if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.name}: ${checked.message}`);
+    let returned: unknown;
+    try {
+      returned = this.tool.handler(checked.value, createHandlerContext(this.scope));
+    } catch (error) {
+      return this.failed(error);
     }
+    return isPromise(returned) ? returned.then(this.returned, this.failed) : this.returned(returned);
+  };
+
+  readonly returned = (value: unknown): MaybePromise<JSONObject> => {
+    const result = checkToolResult(value);
+    const output = this.tool.output;
+    if (!output || result.isError === true) return this.codec.finish(shapeToolResult(this.codec, result));
+    if (result.structuredContent === undefined) return this.#outputError('structuredContent is missing');
+    const outcome = output.validate(result.structuredContent);
+    const judge = (checked: ValidationOutcome): JSONObject =>
+      checked.ok
+        ? this.codec.finish(shapeToolResult(this.codec, result))
+        : this.#outputError(checked.message);
+    return isPromise(outcome) ? outcome.then(judge) : judge(outcome);
+  };
+
+  readonly failed = (error: unknown): JSONObject => {
+    rethrowProtocol(error, this.scope.signal);
+    const message = error instanceof Error ? error.message : String(error);
+    return this.#toolError(message || `tool ${this.name} failed`);
+  };
+
+  #outputError(message: string): JSONObject {
+    return this.#toolError(
+      `Tool ${this.name} returned output that does not match its outputSchema: ${message}`,
+    );
   }
-  return codec.finish(shapeToolResult(codec, result));
+
+  #toolError(text: string): JSONObject {
+    return this.codec.finish(toolError(text) as JSONObject);
+  }
 }
 
 function shapeToolResult(codec: RevisionCodec, result: CallToolResult): JSONObject {

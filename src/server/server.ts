@@ -213,11 +213,14 @@ export class McpServer {
     return isStatelessRequest(message);
   }
 
-  /** 2026-07-28: serves one request; its progress and log notifications go to `context.notify` meanwhile. */
+  /**
+   * 2026-07-28: serves one request; its progress and log notifications go to `context.notify` meanwhile. Returns
+   * the response itself when every step was synchronous, else a promise of it (`await` takes either).
+   */
   handleStatelessRequest(
     request: JSONRPCRequest,
     context: StatelessRequestContext,
-  ): Promise<JSONRPCResponse> {
+  ): JSONRPCResponse | Promise<JSONRPCResponse> {
     return this.#stateless.handle(request, context);
   }
 

@@ -27,6 +27,7 @@ import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import * as ops from './operations.js';
+import { type MaybePromise, isPromise } from './operations.js';
 import { type RequestStateBinding, principalOf } from './request-state.js';
 import type { ListenHub } from './subscriptions.js';
 
@@ -129,25 +130,39 @@ export class StatelessDispatcher {
     this.#listens = listens;
   }
 
-  async handle(request: JSONRPCRequest, context: StatelessContext): Promise<JSONRPCResponse> {
+  /**
+   * The response, or a promise of it. A request whose steps are all synchronous (a sync tool handler, a
+   * compiled validator) is answered before this returns: no promise, no microtask, nothing left to survive a
+   * young-generation GC while the next message is parsed.
+   */
+  handle(request: JSONRPCRequest, context: StatelessContext): MaybePromise<JSONRPCResponse> {
+    let result: MaybePromise<JSONObject>;
     try {
-      const result = await this.#dispatch(request, context);
-      return { jsonrpc: '2.0', id: request.id, result };
+      result = this.#dispatch(request, context);
     } catch (error) {
-      if (error instanceof InputRequiredSignal) {
-        // Only the three MRTR methods install a backend that can throw this; anything else is a server bug.
-        return {
-          jsonrpc: '2.0',
-          id: request.id,
-          error: { code: McpErrorCode.InternalError, message: 'Internal error' },
-        };
-      }
-      if (!(error instanceof RpcError)) this.#core.logger.debug(`stateless ${request.method} failed`, error);
-      return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
+      return this.#failed(request, error);
     }
+    if (!isPromise(result)) return { jsonrpc: '2.0', id: request.id, result };
+    return result.then(
+      (value): JSONRPCResponse => ({ jsonrpc: '2.0', id: request.id, result: value }),
+      (error: unknown) => this.#failed(request, error),
+    );
   }
 
-  async #dispatch(request: JSONRPCRequest, context: StatelessContext): Promise<JSONObject> {
+  #failed(request: JSONRPCRequest, error: unknown): JSONRPCResponse {
+    if (error instanceof InputRequiredSignal) {
+      // Only the three MRTR methods install a backend that can throw this; anything else is a server bug.
+      return {
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: McpErrorCode.InternalError, message: 'Internal error' },
+      };
+    }
+    if (!(error instanceof RpcError)) this.#core.logger.debug(`stateless ${request.method} failed`, error);
+    return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
+  }
+
+  #dispatch(request: JSONRPCRequest, context: StatelessContext): MaybePromise<JSONObject> {
     const params = request.params;
     const meta = readMeta(params);
     const codec = this.#core.codec(meta.protocolVersion);
@@ -185,25 +200,43 @@ export class StatelessDispatcher {
     return codec.finish(result, this.#core.defaultCache);
   }
 
-  async #withInput(
+  #withInput(
     request: JSONRPCRequest,
     meta: RequestMeta,
     codec: RevisionCodec,
     context: StatelessContext,
-  ): Promise<JSONObject> {
+  ): MaybePromise<JSONObject> {
     const { available, round } = readInputs(this.#core, request.method, request.params, context.extra);
     const input = new MrtrInputBackend(available, meta.clientCapabilities);
     const scope = new StatelessScope(request, meta, context, input, round);
-    let result: JSONObject | undefined;
+    // A handler asking for input it lacks throws InputRequiredSignal: that is the input_required answer.
+    const settle = (result: JSONObject | undefined) =>
+      this.#settleInput(request, codec, context, input, round, result);
+    const onError = (error: unknown) => {
+      if (!(error instanceof InputRequiredSignal)) throw error;
+      return settle(undefined);
+    };
+    let result: MaybePromise<JSONObject>;
     try {
       if (request.method === Method.ToolsCall)
-        result = await ops.callTool(this.#core, codec, scope, request.params);
+        result = ops.callTool(this.#core, codec, scope, request.params);
       else if (request.method === Method.PromptsGet)
-        result = await ops.getPrompt(this.#core, codec, scope, request.params);
-      else result = await ops.readResource(this.#core, codec, scope, request.params);
+        result = ops.getPrompt(this.#core, codec, scope, request.params);
+      else result = ops.readResource(this.#core, codec, scope, request.params);
     } catch (error) {
-      if (!(error instanceof InputRequiredSignal)) throw error;
+      return onError(error);
     }
+    return isPromise(result) ? result.then(settle, onError) : settle(result);
+  }
+
+  #settleInput(
+    request: JSONRPCRequest,
+    codec: RevisionCodec,
+    context: StatelessContext,
+    input: MrtrInputBackend,
+    round: number,
+    result: JSONObject | undefined,
+  ): JSONObject {
     const missing = input.missing;
     if (!missing && result) return result;
     // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.

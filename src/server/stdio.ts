@@ -15,7 +15,10 @@ import type { StatelessContext } from './stateless.js';
 
 export interface DualEraTarget {
   isStatelessRequest(message: JSONRPCRequest): boolean;
-  handleStatelessRequest(request: JSONRPCRequest, context: StatelessContext): Promise<JSONRPCResponse>;
+  handleStatelessRequest(
+    request: JSONRPCRequest,
+    context: StatelessContext,
+  ): JSONRPCResponse | Promise<JSONRPCResponse>;
 }
 
 /**
@@ -85,8 +88,14 @@ export class DualEraChannel implements Transport {
       return;
     }
     const inflight = new InflightRequest(this.#sendQuietly, extra);
+    const outcome = this.#target.handleStatelessRequest(request, inflight);
+    // Answered synchronously: never registered, so nothing can cancel it and nothing is left to clean up.
+    if (!(outcome instanceof Promise)) {
+      this.#sendQuietly(outcome);
+      return;
+    }
     this.#inflight.set(request.id, inflight);
-    this.#target.handleStatelessRequest(request, inflight).then(
+    outcome.then(
       (response) => {
         if (this.#inflight.get(request.id) === inflight) this.#inflight.delete(request.id);
         // A cancelled request is not answered; a subscription ended by the server is (graceful closure).

@@ -9,15 +9,17 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 function open(server: McpServer, id: string | number, notifications: Record<string, unknown>) {
   const controller = new AbortController();
   const received: JSONRPCNotification[] = [];
-  const done: Promise<JSONRPCResponse> = server.handleStatelessRequest(
-    { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications } },
-    {
-      signal: controller.signal,
-      notify: (notification) => {
-        validateEmitted(MODERN, notification);
-        received.push(notification);
+  const done: Promise<JSONRPCResponse> = Promise.resolve(
+    server.handleStatelessRequest(
+      { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications } },
+      {
+        signal: controller.signal,
+        notify: (notification) => {
+          validateEmitted(MODERN, notification);
+          received.push(notification);
+        },
       },
-    },
+    ),
   );
   return { controller, received, done };
 }

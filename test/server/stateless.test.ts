@@ -312,6 +312,46 @@ describe('2026-07-28 tools/call', () => {
     });
   });
 
+  it('answers a synchronous tool at once, with no promise, and an async one with a promise', () => {
+    const server = makeServer();
+    server.registerTool('later', {}, async () => ({ content: [{ type: 'text', text: 'later' }] }));
+    const request = (id: number, name: string, args: Record<string, unknown>) => ({
+      jsonrpc: '2.0' as const,
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: modernMeta() },
+    });
+    const context = { signal: new AbortController().signal, notify: () => {} };
+    const now = server.handleStatelessRequest(request(1, 'add', { a: 2, b: 3 }), context);
+    expect(now).not.toBeInstanceOf(Promise);
+    expect(now).toMatchObject({ id: 1, result: { structuredContent: { sum: 5 }, resultType: 'complete' } });
+    // A synchronous failure of the request itself is an error response, not a throw.
+    const unknown = server.handleStatelessRequest(request(2, 'nope', {}), context);
+    expect(unknown).toMatchObject({ id: 2, error: { code: -32602 } });
+    const later = server.handleStatelessRequest(request(3, 'later', {}), context);
+    expect(later).toBeInstanceOf(Promise);
+    return expect(later).resolves.toMatchObject({ id: 3, result: { content: [{ text: 'later' }] } });
+  });
+
+  it('lets a handler destructure its context methods, which stay the same functions', async () => {
+    const server = new McpServer({ name: 's', version: '1' });
+    server.registerTool('work', {}, (_args, context) => {
+      const { progress, log } = context;
+      expect(context.log).toBe(log);
+      expect(context.progress).toBe(progress);
+      void progress(1);
+      void log('error', 'from a destructured log');
+      return { content: [] };
+    });
+    const { notifications } = await stateless(
+      server,
+      'tools/call',
+      { name: 'work' },
+      { meta: { progressToken: 7, 'io.modelcontextprotocol/logLevel': 'info' } },
+    );
+    expect(notifications.map((n) => n.method)).toEqual(['notifications/progress', 'notifications/message']);
+  });
+
   it('aborts the handler when the request is cancelled', async () => {
     const server = new McpServer({ name: 's', version: '1' });
     let observed: unknown;

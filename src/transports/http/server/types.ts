@@ -20,7 +20,7 @@ export interface HttpMcpServer {
       signal: AbortSignal;
       notify: (notification: JSONRPCNotification) => void;
     },
-  ): Promise<JSONRPCResponse>;
+  ): JSONRPCResponse | Promise<JSONRPCResponse>;
   /** Handshake era: binds a session to a transport. */
   connect(transport: Transport): Promise<ServerSessionHandle>;
   /** True when the request carries per-request `_meta` (2026-07-28) or is `server/discover`. */
