@@ -115,7 +115,8 @@ class RequestHandlerContext implements HandlerContext {
   }
 
   get listRoots(): HandlerContext['listRoots'] {
-    this.#listRoots ??= (options) => this.#ask<ListRootsResult>({ method: 'roots/list', params: {} }, options);
+    this.#listRoots ??= (options) =>
+      this.#ask<ListRootsResult>({ method: 'roots/list', params: {} }, options);
     return this.#listRoots;
   }
 
