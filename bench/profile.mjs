@@ -13,7 +13,16 @@ if (!row)
 const dir = `${BENCH_DIR}profiles/${impl}-${cellId}`;
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-const spec = { ...row.spec, impl, warmupMs: 500, durationMs: 3000, repeat: 10, turns: 1000 };
+// WARMUP_MS and TURNS (agent cell) override the defaults; keep PROFILE_SKIP_MS above the warm-up to profile
+// the steady state only.
+const spec = {
+  ...row.spec,
+  impl,
+  warmupMs: Number(process.env.WARMUP_MS ?? 1500),
+  durationMs: 3000,
+  repeat: 10,
+  turns: Number(process.env.TURNS ?? 6000),
+};
 const flags = `--cpu-prof --cpu-prof-dir=${dir}`;
 const run = spawnSync(
   process.execPath,
@@ -30,7 +39,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
   const profile = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8'));
   const self = new Map();
   // Skip the first `skipMs` (module loading, connect, warm-up) unless profiling startup itself.
-  const skipUs = cellId === 'startup' ? 0 : Number(process.env.PROFILE_SKIP_MS ?? 1500) * 1000;
+  const skipUs = cellId === 'startup' ? 0 : Number(process.env.PROFILE_SKIP_MS ?? 2000) * 1000;
   const dt = new Map();
   let clock = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {

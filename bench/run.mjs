@@ -15,7 +15,7 @@ const flag = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[
 const quick = argv.includes('--quick');
 const config = quick
   ? { reps: 1, warmupMs: 100, durationMs: 250, startupSpawns: 2, agentTurns: 30 }
-  : { reps: 4, warmupMs: 250, durationMs: 800, startupSpawns: 10, agentTurns: 300 };
+  : { reps: 3, warmupMs: 1500, durationMs: 800, startupSpawns: 10, agentTurns: 3000 };
 if (flag('reps')) config.reps = Number(flag('reps'));
 config.startupPerRep = Math.ceil(config.startupSpawns / config.reps);
 

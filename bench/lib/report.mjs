@@ -131,8 +131,15 @@ export function renderMarkdown({ summary, impls, machine, config, quick, elapsed
     '- SDK servers declare tools with zod (their idiomatic path); agentforge and raw with JSON Schema.',
   );
   lines.push(
-    '- Memory per 1,000 in-flight: RSS after 1,000 held tools/call requests minus before (after a forced GC ' +
-      'in both processes), stdio.',
+    '- Memory per 1,000 in-flight: RSS (and V8 heap) after 10,000 held tools/call requests minus before (after ' +
+      'a forced GC in both processes), stdio, divided by 10. With only 1,000 held, the delta is mostly a one-off ' +
+      "step of V8's young generation growing, whichever implementation triggers it first.",
+  );
+  lines.push(
+    '- Warm-up: every measured window follows a warm-up of the same connection. On this machine node:http and ' +
+      'the JIT take about 3,000 calls to reach steady state (raw included: its first 250 HTTP calls run at a ' +
+      'fifth of its steady rate), so a short warm-up measures the ramp, not the implementation. Cold cost is ' +
+      'the startup row.',
   );
   lines.push(
     '- Each cell is a fresh client process (bench/cell.mjs) with its own server child; implementations are ' +

@@ -27,6 +27,7 @@ import {
 } from './middleware.js';
 import type { ChatMessage, ChatModel, ModelResponse, ToolCall, ToolChoice, Usage } from './model.js';
 import { runLimited } from './pool.js';
+import { isoNow } from '../util/clock.js';
 import { type ResultLimits, failureOutcome, toResultParts } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
 
@@ -272,7 +273,7 @@ export class Agent {
       server: tool?.server ?? null,
       mcpName: tool?.mcpName ?? null,
     });
-    const startedAt = new Date().toISOString();
+    const startedAt = isoNow();
     const started = performance.now();
     const context: ToolContext = {
       runId: state.runId,

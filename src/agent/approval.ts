@@ -42,6 +42,8 @@ export function parseApprovalPolicy(value: string | undefined): ApprovalPolicy {
 interface Approved {
   readonly fingerprint: string;
   readonly definition: string;
+  /** The decision as first recorded: later calls report who really approved the tool. */
+  readonly record: ApprovalRecord;
   /** Approved for every later call ("always"), not just the one. */
   readonly always: boolean;
 }
@@ -69,8 +71,9 @@ export class ApprovalGate {
     if (!context.tool || context.call.invalidArguments) return next(context);
     const approval = await this.decide(context, context.tool);
     if (approval.decision === 'denied') return deniedOutcome(approval.reason ?? 'not approved', approval);
-    const outcome = await next({ ...context, approval });
-    return { ...outcome, approval };
+    // Object.assign: on Node 20 a spread with an extra key (`{ ...context, approval }`) takes a slow runtime path.
+    const outcome = await next(Object.assign({}, context, { approval }));
+    return Object.assign({}, outcome, { approval });
   };
 
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
@@ -81,7 +84,7 @@ export class ApprovalGate {
     if (prior && prior.fingerprint !== tool.fingerprint) {
       return this.ask(context, tool, 'changed', lineDiff(prior.definition, definitionText(tool)));
     }
-    if (prior?.always) return { decision: 'approved', by: 'user' };
+    if (prior?.always) return prior.record;
     if (configured === 'auto') return this.remember(tool, { decision: 'approved', by: 'config' }, true);
     if (this.policy === 'all' || this.policyGlobs.matches(tool.llmName)) {
       return this.remember(tool, { decision: 'approved', by: 'policy' }, true);
@@ -125,6 +128,7 @@ export class ApprovalGate {
     this.approved.set(tool.llmName, {
       fingerprint: tool.fingerprint,
       definition: definitionText(tool),
+      record,
       always,
     });
     return record;

@@ -4,6 +4,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import type { ToolMiddleware } from './middleware.js';
+import { isoNow } from '../util/clock.js';
 
 export interface AuditEntry {
   readonly ts: string;
@@ -43,7 +44,7 @@ export function auditMiddleware(sink: AuditSink, who: { user: string; model: str
     const outcome = await next(context);
     const approval = outcome.approval ?? context.approval;
     await sink({
-      ts: new Date().toISOString(),
+      ts: isoNow(),
       runId: context.runId,
       user: who.user,
       model: who.model,

@@ -113,6 +113,11 @@ describe('approval', () => {
     const configured = new ApprovalGate({ policy: 'all', servers });
     expect(await decide(configured, 'bank__pay')).toMatchObject({ decision: 'denied', by: 'config' });
     expect(await decide(configured, 'bank__balance')).toMatchObject({ decision: 'approved', by: 'config' });
+    // Later calls keep saying who approved the tool (the config), not a user.
+    expect(await decide(configured, 'bank__balance')).toMatchObject({ decision: 'approved', by: 'config' });
+    const policy = new ApprovalGate({ policy: 'all' });
+    await decide(policy, 'bank__pay');
+    expect(await decide(policy, 'bank__pay')).toMatchObject({ decision: 'approved', by: 'policy' });
   });
 
   it('asks again, with a diff, when an approved tool changes its description', async () => {

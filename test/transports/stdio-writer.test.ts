@@ -31,21 +31,20 @@ function recorder(highWaterMark = 16 * 1024) {
 }
 
 describe('stdio LineWriter', () => {
-  it('writes the messages sent in one tick as one batch of newline-framed lines, in order', async () => {
+  it('writes the first message of a tick at once and the rest of the tick as one batch, in order', async () => {
     const { stream, writes } = recorder();
     const writer = new LineWriter(stream);
     const sent = [1, 2, 3].map((id) => writer.write({ jsonrpc: '2.0', id, result: {} }));
-    expect(writes).toEqual([]);
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n']);
     await Promise.all(sent);
-    expect(writes).toHaveLength(1);
-    expect(writes[0]?.split('\n')).toEqual([
-      '{"jsonrpc":"2.0","id":1,"result":{}}',
+    expect(writes).toHaveLength(2);
+    expect(writes[1]?.split('\n')).toEqual([
       '{"jsonrpc":"2.0","id":2,"result":{}}',
       '{"jsonrpc":"2.0","id":3,"result":{}}',
       '',
     ]);
     await writer.write({ jsonrpc: '2.0', method: 'later' });
-    expect(writes).toHaveLength(2);
+    expect(writes).toHaveLength(3);
   });
 
   it('settles a send only once the stream drained when its buffer was full', async () => {
@@ -70,18 +69,25 @@ describe('stdio LineWriter', () => {
     const { stream, writes } = recorder();
     const writer = new LineWriter(stream);
     const first = writer.write({ jsonrpc: '2.0', method: 'a' });
-    writer.flush();
+    const second = writer.write({ jsonrpc: '2.0', method: 'b' });
     expect(writes).toEqual(['{"jsonrpc":"2.0","method":"a"}\n']);
-    await first;
+    writer.flush();
+    expect(writes).toEqual(['{"jsonrpc":"2.0","method":"a"}\n', '{"jsonrpc":"2.0","method":"b"}\n']);
+    await Promise.all([first, second]);
     const gone = new PassThrough();
-    const lost = new LineWriter(gone).write({ jsonrpc: '2.0', method: 'b' });
+    const goneWriter = new LineWriter(gone);
+    const sentBefore = goneWriter.write({ jsonrpc: '2.0', method: 'c' });
+    const pending = goneWriter.write({ jsonrpc: '2.0', method: 'd' });
     gone.destroy();
-    const error = await lost.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(LocalError);
-    expect((error as LocalError).code).toBe('connection_closed');
+    await sentBefore;
+    for (const lost of [pending, new LineWriter(gone).write({ jsonrpc: '2.0', method: 'e' })]) {
+      const error = await lost.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(LocalError);
+      expect((error as LocalError).code).toBe('connection_closed');
+    }
   });
 
   it('the server transport writes what was sent before stdin closed, before reporting the close', async () => {

@@ -99,15 +99,20 @@ export function frame(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }
 
+const WRITTEN: Promise<void> = Promise.resolve();
+
 /**
- * Writes framed messages, coalescing those sent in one tick into one write: with many requests in flight that
- * is one syscall (and one wake-up of the peer) per batch instead of one per message. The batch is written from
- * process.nextTick, which runs once the current callback and the promise jobs it started are done. A send's
- * promise settles when its batch was handed to the stream (after 'drain' when the stream's buffer was full),
- * as with a direct write.
+ * Writes framed messages. The first message of a tick goes out at once (a lone request reaches the peer
+ * without waiting for the tick to end, so the peer works while we prepare the next); any more sent in the same
+ * tick are coalesced into one write from process.nextTick, which runs once the current callback and the promise
+ * jobs it started are done. With many requests in flight that is one syscall (and one wake-up of the peer) per
+ * batch instead of one per message. A send's promise settles when its text was handed to the stream (after
+ * 'drain' when the stream's buffer was full), as with a direct write.
  */
 export class LineWriter {
   readonly #stream: Writable;
+  /** A message went out directly in this tick: the next ones wait for the tick's batch. */
+  #wroteThisTick = false;
   #pending: string | undefined;
   #batch: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
@@ -123,13 +128,27 @@ export class LineWriter {
       this.#pending += line;
       return this.#batch as Promise<void>;
     }
+    if (!this.#wroteThisTick) {
+      this.#wroteThisTick = true;
+      process.nextTick(this.#flushTick);
+      return this.#writeNow(line);
+    }
     this.#pending = line;
     this.#batch = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    process.nextTick(this.#flushTick);
     return this.#batch;
+  }
+
+  #writeNow(text: string): Promise<void> {
+    const stream = this.#stream;
+    if (stream.destroyed || stream.writableEnded)
+      return Promise.reject(
+        new LocalError('connection_closed', 'the stream closed before the message was written'),
+      );
+    if (stream.write(text)) return WRITTEN;
+    return new Promise((resolve) => stream.once('drain', resolve));
   }
 
   /** Writes the pending batch now (before ending the stream). */
@@ -142,12 +161,11 @@ export class LineWriter {
     this.#batch = undefined;
     this.#resolve = undefined;
     this.#reject = undefined;
-    const stream = this.#stream;
-    if (stream.destroyed || stream.writableEnded) {
-      reject(new LocalError('connection_closed', 'the stream closed before the message was written'));
-    } else if (stream.write(text)) resolve();
-    else stream.once('drain', resolve);
+    this.#writeNow(text).then(resolve, reject);
   }
 
-  readonly #flushTick = () => this.flush();
+  readonly #flushTick = () => {
+    this.#wroteThisTick = false;
+    this.flush();
+  };
 }

@@ -70,9 +70,10 @@ export function openRequest(where: URL | RequestTarget, init: HttpRequestInit): 
   // Only a request that can be cancelled by signal pays for the abort listener Node adds for it.
   if (init.signal) options.signal = init.signal;
   const request = target.secure ? https.request(options) : http.request(options);
+  // `on`, not `once`: each event fires at most once per request, and `once` allocates a wrapper per listener.
   const response = new Promise<IncomingMessage>((resolve, reject) => {
-    request.once('response', resolve);
-    request.once('error', (error: NodeJS.ErrnoException) => {
+    request.on('response', resolve);
+    request.on('error', (error: NodeJS.ErrnoException) => {
       if (error.name === 'AbortError')
         reject(new LocalError('cancelled', `${init.method} ${target.href} aborted`));
       else
@@ -114,11 +115,14 @@ export function readBody(response: IncomingMessage, maxBytes: number): Promise<s
       }
       chunks.push(chunk);
     });
-    response.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
-    response.once('error', (error) =>
+    response.on('end', () => {
+      const first = chunks[0];
+      resolve((chunks.length === 1 && first ? first : Buffer.concat(chunks, size)).toString('utf8'));
+    });
+    response.on('error', (error) =>
       reject(new LocalError('connection_closed', error.message, { cause: error })),
     );
-    response.once('close', () => {
+    response.on('close', () => {
       if (!response.complete) reject(responseClosedEarly(response));
     });
   });

@@ -58,9 +58,21 @@ function endOfString(text: string, start: number): number {
  * excessive nesting. Allocates nothing for one-key objects, an array for small ones, a Set for big ones.
  */
 export function findKeyProblem(text: string): string | undefined {
-  const kinds: Frame[] = [];
-  const keys: Array<string | string[] | Set<string> | undefined> = [];
-  const lastKey: Array<string | undefined> = [];
+  try {
+    return scanKeys(text);
+  } finally {
+    // The stacks are shared between calls (the scan is synchronous): a body costs no fresh arrays.
+    kinds.length = 0;
+    keys.length = 0;
+    lastKey.length = 0;
+  }
+}
+
+const kinds: Frame[] = [];
+const keys: Array<string | string[] | Set<string> | undefined> = [];
+const lastKey: Array<string | undefined> = [];
+
+function scanKeys(text: string): string | undefined {
   let expectKey = false;
   const length = text.length;
   for (let i = 0; i < length; i++) {
