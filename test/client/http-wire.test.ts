@@ -29,11 +29,12 @@ afterEach(async () => {
  * each request's headers and body.
  */
 async function modernServer(handle: Handler, lists = false) {
-  const seen: Array<{ headers: IncomingMessage['headers']; message: Record<string, any> }> = [];
+  const seen: Array<{ headers: IncomingMessage['headers']; raw: string[]; message: Record<string, any> }> =
+    [];
   const server = await startRawServer((req, res, body) => {
     if (req.method !== 'POST') return json(res, 405, {});
     const message = JSON.parse(body);
-    seen.push({ headers: req.headers, message });
+    seen.push({ headers: req.headers, raw: req.rawHeaders, message });
     if (message.method === 'server/discover')
       return json(res, 200, { jsonrpc: '2.0', id: message.id, result: discoverResult() });
     if (message.method === 'tools/list' && !lists) return json(res, 200, ok(message.id, { tools: [] }));
@@ -129,6 +130,28 @@ describe('connection reuse', () => {
     const client = await connect(server.url);
     for (let i = 0; i < 50; i++) await client.callTool({ name: 'x', arguments: { i } });
     expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it("sends one Host header (the caller's when given), and URL credentials as Authorization", async () => {
+    const { server, seen } = await modernServer((_req, message, res) =>
+      json(res, 200, ok(message.id, { content: [] })),
+    );
+    // rawHeaders: node keeps only the first of duplicate Host headers in req.headers.
+    const rawHosts = () => {
+      const raw = seen.at(-1)?.raw ?? [];
+      return raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === 'host').join(' | ');
+    };
+    const port = new URL(server.url).port;
+    const plain = await connect(server.url);
+    await plain.callTool({ name: 'x' });
+    expect(rawHosts()).toBe(`127.0.0.1:${port}`);
+    const named = await connect(server.url, { headers: { Host: `localhost:${port}` } });
+    await named.callTool({ name: 'x' });
+    expect(rawHosts()).toBe(`localhost:${port}`);
+    const withAuth = await connect(server.url.replace('http://', 'http://user:secret@'));
+    await withAuth.callTool({ name: 'x' });
+    expect(seen.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from('user:secret').toString('base64')}`);
+    expect(rawHosts()).toBe(`127.0.0.1:${port}`);
   });
 });
 

@@ -36,13 +36,34 @@ export interface RequestTarget {
   readonly href: string;
   readonly secure: boolean;
   readonly options: Readonly<RequestOptions>;
+  /** The Host header (url.host: brackets for IPv6, the port unless it is the default). */
+  readonly host: string;
 }
 
 export function requestTarget(url: URL): RequestTarget {
   const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
   const options: RequestOptions = { protocol, hostname, port, path };
   if (auth) options.auth = auth;
-  return { href: url.href, secure: url.protocol === 'https:', options };
+  return { href: url.href, secure: url.protocol === 'https:', options, host: url.host };
+}
+
+/**
+ * The headers as the flat [name, value, ...] list node:http writes as given: with an object it validates and
+ * stores each header through setHeader, then copies them out again. The list form adds no Host header of its
+ * own, so it carries one.
+ */
+function headerList(host: string, headers: OutgoingHttpHeaders): string[] {
+  const list: string[] = [];
+  let hasHost = false;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (name.length === 4 && name.toLowerCase() === 'host') hasHost = true;
+    if (Array.isArray(value)) for (const item of value) list.push(name, item);
+    else list.push(name, String(value));
+  }
+  if (!hasHost) list.push('host', host);
+  return list;
 }
 
 export interface OpenedRequest {
@@ -63,7 +84,8 @@ export function openRequest(where: URL | RequestTarget, init: HttpRequestInit): 
     port: base.port,
     path: base.path,
     method: init.method,
-    headers,
+    // URL credentials become an Authorization header only in the object form.
+    headers: base.auth ? headers : headerList(target.host, headers),
     agent: init.agent ?? (target.secure ? agents.https : agents.http),
   };
   if (base.auth) options.auth = base.auth;
