@@ -213,10 +213,10 @@ export function callTool(
   if (!isObject(args)) throw invalidParams('tools/call arguments must be an object');
   const call = new ToolCall(codec, scope, tool, name);
   const checked = tool.input.validate(args);
-  return isPromise(checked) ? checked.then(call.run) : call.run(checked);
+  return isPromise(checked) ? checked.then((outcome) => call.run(outcome)) : call.run(checked);
 }
 
-/** The steps of one tools/call after its arguments are checked; bound methods serve as promise reactions. */
+/** The steps of one tools/call after its arguments are checked. Closures are made only on the async path. */
 class ToolCall {
   constructor(
     private readonly codec: RevisionCodec,
@@ -225,7 +225,7 @@ class ToolCall {
     private readonly name: string,
   ) {}
 
-  readonly run = (checked: ValidationOutcome): MaybePromise<JSONObject> => {
+  run(checked: ValidationOutcome): MaybePromise<JSONObject> {
     // server/tools: input validation errors are tool execution errors the model can correct.
     if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.name}: ${checked.message}`);
     let returned: unknown;
@@ -234,10 +234,14 @@ class ToolCall {
     } catch (error) {
       return this.failed(error);
     }
-    return isPromise(returned) ? returned.then(this.returned, this.failed) : this.returned(returned);
-  };
+    if (!isPromise(returned)) return this.returned(returned);
+    return returned.then(
+      (value) => this.returned(value),
+      (error: unknown) => this.failed(error),
+    );
+  }
 
-  readonly returned = (value: unknown): MaybePromise<JSONObject> => {
+  returned(value: unknown): MaybePromise<JSONObject> {
     const result = checkToolResult(value);
     const output = this.tool.output;
     if (!output || result.isError === true) return this.codec.finish(shapeToolResult(this.codec, result));
@@ -248,13 +252,13 @@ class ToolCall {
         ? this.codec.finish(shapeToolResult(this.codec, result))
         : this.#outputError(checked.message);
     return isPromise(outcome) ? outcome.then(judge) : judge(outcome);
-  };
+  }
 
-  readonly failed = (error: unknown): JSONObject => {
+  failed(error: unknown): JSONObject {
     rethrowProtocol(error, this.scope.signal);
     const message = error instanceof Error ? error.message : String(error);
     return this.#toolError(message || `tool ${this.name} failed`);
-  };
+  }
 
   #outputError(message: string): JSONObject {
     return this.#toolError(
