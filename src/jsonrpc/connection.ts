@@ -3,6 +3,7 @@ import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
 import { DeadlineTimer } from './deadlines.js';
 import { type Incoming, IncomingContext } from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
+import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
   type JSONRPCNotification,
@@ -59,7 +60,8 @@ interface Pending {
   readonly options: RequestOptions | undefined;
   /** When it times out (epoch ms); Infinity when it never does. */
   deadline: number;
-  cleanup: (() => void) | undefined;
+  /** The caller's cancellation signal, watched while the request is pending. */
+  readonly signal: AbortSignal | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -78,6 +80,10 @@ export class Connection {
   readonly #requestHandlers = new Map<string, RequestHandler>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
+  readonly #signals = new SignalWatch((id, signal) => {
+    const pending = this.#pending.get(id);
+    if (pending) this.#cancelOutgoing(id, cancelledError(pending.method, signal.reason), signal.reason);
+  });
   #fallbackRequestHandler: ((method: string) => RequestHandler | undefined) | undefined;
   #nextId = 1;
   #closed: LocalError | undefined;
@@ -144,16 +150,12 @@ export class Connection {
         startedAt: Date.now(),
         options,
         deadline: Number.POSITIVE_INFINITY,
-        cleanup: undefined,
+        signal,
       };
       this.#pending.set(id, pending);
       pending.deadline = this.#deadlineOf(pending);
       if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
-      if (signal) {
-        const onAbort = () => this.#cancelOutgoing(id, cancelledError(method, signal.reason), signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        pending.cleanup = () => signal.removeEventListener('abort', onAbort);
-      }
+      if (signal) this.#signals.add(signal, id);
       const sendOptions =
         options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
       this.#transport.send(message, sendOptions).catch((error: unknown) => {
@@ -221,7 +223,7 @@ export class Connection {
     if (!pending) return undefined;
     this.#pending.delete(id);
     if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.release();
-    pending.cleanup?.();
+    if (pending.signal) this.#signals.delete(pending.signal, id);
     return pending;
   }
 
@@ -375,6 +377,7 @@ export class Connection {
     this.#closed = error;
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
     this.#deadlines.stop();
+    this.#signals.clear();
     for (const incoming of this.#incoming.values()) {
       incoming.cancelled = true;
       incoming.controller?.abort(error);
