@@ -65,6 +65,29 @@ describe('stdio LineWriter', () => {
     expect(settled).toBe(true);
   });
 
+  it('sends made while the buffer is full share one drain wait, and reject if the stream closes', async () => {
+    const { stream, hold } = recorder(8);
+    const writer = new LineWriter(stream);
+    hold();
+    const sends: Array<Promise<unknown>> = [];
+    for (let tick = 0; tick < 20; tick++) {
+      sends.push(writer.write({ jsonrpc: '2.0', method: 'big', params: { text: 'x'.repeat(64) } }));
+      await new Promise((resolve) => process.nextTick(resolve));
+    }
+    expect(stream.listenerCount('drain')).toBe(1);
+    stream.destroy();
+    const outcomes = await Promise.all(
+      sends.map((send) =>
+        send.then(
+          () => 'ok',
+          (e: LocalError) => e.code,
+        ),
+      ),
+    );
+    expect(outcomes.every((outcome) => outcome === 'connection_closed')).toBe(true);
+    expect(stream.listenerCount('drain')).toBe(0);
+  });
+
   it('flush writes a pending batch at once; a destroyed stream rejects it', async () => {
     const { stream, writes } = recorder();
     const writer = new LineWriter(stream);

@@ -107,7 +107,7 @@ const WRITTEN: Promise<void> = Promise.resolve();
  * tick are coalesced into one write from process.nextTick, which runs once the current callback and the promise
  * jobs it started are done. With many requests in flight that is one syscall (and one wake-up of the peer) per
  * batch instead of one per message. A send's promise settles when its text was handed to the stream (after
- * 'drain' when the stream's buffer was full), as with a direct write.
+ * 'drain' when the stream's buffer was full), as with a direct write, and rejects if the stream closes first.
  */
 export class LineWriter {
   readonly #stream: Writable;
@@ -117,6 +117,7 @@ export class LineWriter {
   #batch: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
+  #drained: Promise<void> | undefined;
 
   constructor(stream: Writable) {
     this.#stream = stream;
@@ -148,7 +149,30 @@ export class LineWriter {
         new LocalError('connection_closed', 'the stream closed before the message was written'),
       );
     if (stream.write(text)) return WRITTEN;
-    return new Promise((resolve) => stream.once('drain', resolve));
+    return this.#drain();
+  }
+
+  /**
+   * Settles once the stream drains, or rejects if it closes first. Every send made while the buffer is full
+   * shares one wait: a fast producer adds one listener, not one per batch.
+   */
+  #drain(): Promise<void> {
+    this.#drained ??= new Promise<void>((resolve, reject) => {
+      const stream = this.#stream;
+      const settle = (error?: Error) => {
+        stream.off('drain', onDrain);
+        stream.off('close', onClose);
+        this.#drained = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () =>
+        settle(new LocalError('connection_closed', 'the stream closed before the message was written'));
+      stream.on('drain', onDrain);
+      stream.on('close', onClose);
+    });
+    return this.#drained;
   }
 
   /** Writes the pending batch now (before ending the stream). */
