@@ -101,7 +101,8 @@ const machine = {
 };
 const summary = summarize(rows, samples, impls);
 const md = renderMarkdown({ summary, impls, machine, config, quick, elapsedS, errors });
-if (!only && !flag('impls')) writeFileSync(`${BENCH_DIR}RESULTS.md`, md);
+// Only a complete full run replaces RESULTS.md; a smoke run or a subset goes to RESULTS.partial.md.
+if (!quick && !only && !flag('impls') && !flag('reps')) writeFileSync(`${BENCH_DIR}RESULTS.md`, md);
 else writeFileSync(`${BENCH_DIR}RESULTS.partial.md`, md);
 console.log(`\n${md}`);
 process.exit(errors.length ? 1 : 0);
