@@ -213,7 +213,9 @@ export function callTool(
   if (!isObject(args)) throw invalidParams('tools/call arguments must be an object');
   const call = new ToolCall(codec, scope, tool, name);
   const checked = tool.input.validate(args);
-  return isPromise(checked) ? checked.then((outcome) => call.run(outcome)) : call.run(checked);
+  return isPromise(checked)
+    ? Promise.resolve(checked).then((outcome) => call.run(outcome))
+    : call.run(checked);
 }
 
 /** The steps of one tools/call after its arguments are checked. Closures are made only on the async path. */
@@ -235,7 +237,8 @@ class ToolCall {
       return this.failed(error);
     }
     if (!isPromise(returned)) return this.returned(returned);
-    return returned.then(
+    // Promise.resolve: a handler may return any thenable; what goes on is always a native promise.
+    return Promise.resolve(returned).then(
       (value) => this.returned(value),
       (error: unknown) => this.failed(error),
     );
@@ -251,7 +254,7 @@ class ToolCall {
       checked.ok
         ? this.codec.finish(shapeToolResult(this.codec, result))
         : this.#outputError(checked.message);
-    return isPromise(outcome) ? outcome.then(judge) : judge(outcome);
+    return isPromise(outcome) ? Promise.resolve(outcome).then(judge) : judge(outcome);
   }
 
   failed(error: unknown): JSONObject {

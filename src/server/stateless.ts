@@ -143,7 +143,7 @@ export class StatelessDispatcher {
       return this.#failed(request, error);
     }
     if (!isPromise(result)) return { jsonrpc: '2.0', id: request.id, result };
-    return result.then(
+    return Promise.resolve(result).then(
       (value): JSONRPCResponse => ({ jsonrpc: '2.0', id: request.id, result: value }),
       (error: unknown) => this.#failed(request, error),
     );

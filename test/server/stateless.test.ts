@@ -330,7 +330,15 @@ describe('2026-07-28 tools/call', () => {
     expect(unknown).toMatchObject({ id: 2, error: { code: -32602 } });
     const later = server.handleStatelessRequest(request(3, 'later', {}), context);
     expect(later).toBeInstanceOf(Promise);
-    return expect(later).resolves.toMatchObject({ id: 3, result: { content: [{ text: 'later' }] } });
+    // A handler may return any thenable (a promise of another library); the answer is still a native promise.
+    const thenable = { then: (resolve: (value: unknown) => void) => resolve({ content: [] }) };
+    server.registerTool('thenable', {}, () => thenable as unknown as Promise<{ content: [] }>);
+    const foreign = server.handleStatelessRequest(request(4, 'thenable', {}), context);
+    expect(foreign).toBeInstanceOf(Promise);
+    return Promise.all([
+      expect(later).resolves.toMatchObject({ id: 3, result: { content: [{ text: 'later' }] } }),
+      expect(foreign).resolves.toMatchObject({ id: 4, result: { content: [], resultType: 'complete' } }),
+    ]);
   });
 
   it('lets a handler destructure its context methods, which stay the same functions', async () => {
