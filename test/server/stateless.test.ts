@@ -331,6 +331,7 @@ describe('2026-07-28 tools/call', () => {
     const later = server.handleStatelessRequest(request(3, 'later', {}), context);
     expect(later).toBeInstanceOf(Promise);
     // A handler may return any thenable (a promise of another library); the answer is still a native promise.
+    // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a native promise is the point here.
     const thenable = { then: (resolve: (value: unknown) => void) => resolve({ content: [] }) };
     server.registerTool('thenable', {}, () => thenable as unknown as Promise<{ content: [] }>);
     const foreign = server.handleStatelessRequest(request(4, 'thenable', {}), context);
