@@ -118,6 +118,12 @@ export function renderMarkdown({ summary, impls, machine, config, quick, elapsed
       'load on the machine than calls/s.',
   );
   lines.push(
+    '- Sequential rows depend most on where the kernel places client and server on the two cores: raw itself ' +
+      'ran at 6,300 and at 10,800 calls/s over HTTP in consecutive runs, hence interleaving and medians. ' +
+      "Pinning each process to a core (taskset) steadies the numbers but puts V8's GC helper threads on the " +
+      'same core as the JavaScript, which penalises whoever allocates more; the bench does not pin.',
+  );
+  lines.push(
     '- raw = newline JSON over a pipe with a tiny child, and a minimal node:http JSON-RPC server + node:http ' +
       'keep-alive client; no validation, no protocol handshake.',
   );
