@@ -69,7 +69,10 @@ export class ApprovalGate {
   readonly middleware: ToolMiddleware = async (context, next) => {
     // Calls that cannot run (unknown tool, unparsable arguments) fail further in without bothering anyone.
     if (!context.tool || context.call.invalidArguments) return next(context);
-    const approval = await this.decide(context, context.tool);
+    // Most calls are decided without asking anyone: no promise and no extra turn of the microtask queue.
+    const settled = this.settled(context.tool);
+    const approval =
+      'decision' in settled ? settled : await this.ask(context, context.tool, settled.reason, settled.diff);
     if (approval.decision === 'denied') return deniedOutcome(approval.reason ?? 'not approved', approval);
     // Object.assign: on Node 20 a spread with an extra key (`{ ...context, approval }`) takes a slow runtime path.
     const outcome = await next(Object.assign({}, context, { approval }));
@@ -77,19 +80,25 @@ export class ApprovalGate {
   };
 
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
+    const settled = this.settled(tool);
+    return 'decision' in settled ? settled : this.ask(context, tool, settled.reason, settled.diff);
+  }
+
+  /** The decision when config, policy or an earlier answer settles it; otherwise why someone must be asked. */
+  private settled(tool: RegisteredTool): ApprovalRecord | { reason: 'policy' | 'changed'; diff?: string } {
     const configured = this.configured(tool);
     if (configured === 'deny')
       return { decision: 'denied', by: 'config', reason: `${tool.server} config denies it` };
     const prior = this.approved.get(tool.llmName);
     if (prior && prior.fingerprint !== tool.fingerprint) {
-      return this.ask(context, tool, 'changed', lineDiff(prior.definition, definitionText(tool)));
+      return { reason: 'changed', diff: lineDiff(prior.definition, definitionText(tool)) };
     }
     if (prior?.always) return prior.record;
     if (configured === 'auto') return this.remember(tool, { decision: 'approved', by: 'config' }, true);
     if (this.policy === 'all' || this.policyGlobs.matches(tool.llmName)) {
       return this.remember(tool, { decision: 'approved', by: 'policy' }, true);
     }
-    return this.ask(context, tool, 'policy');
+    return { reason: 'policy' };
   }
 
   private async ask(
