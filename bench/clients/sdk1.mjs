@@ -2,17 +2,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { wrapSdkClient as wrap } from '../lib/sdk-client.mjs';
 
 export const name = 'sdk1';
-
-function wrap(client, transport) {
-  return {
-    pid: transport.pid ?? undefined,
-    call: (name, args) => client.callTool({ name, arguments: args }),
-    list: async () => (await client.listTools()).tools,
-    close: () => client.close(),
-  };
-}
 
 export async function connectStdio({ command, args }) {
   const client = new Client({ name: 'bench', version: '1.0.0' });

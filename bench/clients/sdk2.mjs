@@ -2,17 +2,9 @@
 // probe that reaches the 2026-07-28 era against a modern server); 'legacy' for the legacy session mode.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { wrapSdkClient as wrap } from '../lib/sdk-client.mjs';
 
 export const name = 'sdk2';
-
-function wrap(client, transport) {
-  return {
-    pid: transport.pid ?? undefined,
-    call: (name, args) => client.callTool({ name, arguments: args }),
-    list: async () => (await client.listTools()).tools,
-    close: () => client.close(),
-  };
-}
 
 export async function connectStdio({ command, args }) {
   const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import type { RequestId } from '../../../jsonrpc/messages.js';
+import type { InvalidMessage, RequestId } from '../../../jsonrpc/messages.js';
 import type { HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import { parseBody } from './parse.js';
@@ -25,6 +25,11 @@ export function reject(
   headers?: Record<string, string>,
 ): void {
   exchange.respond(status, headers, JSON.stringify(errorResponse(id, code, message)));
+}
+
+/** Answers a message `classify` found invalid: 400 and -32600 with the reason, echoing its id when readable. */
+export function rejectInvalid(exchange: HttpExchange, invalid: InvalidMessage): void {
+  reject(exchange, 400, `Invalid Request: ${invalid.reason}`, ErrorCode.InvalidRequest, invalid.id);
 }
 
 /** The parsed JSON body of a POST, or undefined after the error answer was sent. */

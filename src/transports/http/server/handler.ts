@@ -4,7 +4,7 @@ import { Header } from '../../../mcp/meta.js';
 import { Method } from '../../../mcp/methods.js';
 import { allowsBatches, eraOf, isSupportedVersion } from '../../../mcp/revisions.js';
 import type { HttpExchange } from './exchange.js';
-import { type HandlerContext, readJsonBody, reject } from './context.js';
+import { type HandlerContext, readJsonBody, reject, rejectInvalid } from './context.js';
 import { openLegacySse, postLegacySse } from './legacy-routes.js';
 import { type HttpServerOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { rejectForeignRequest } from './security.js';
@@ -102,13 +102,7 @@ export class McpHttpHandler {
     const classified = classify(body.value);
     switch (classified.kind) {
       case 'invalid':
-        return reject(
-          exchange,
-          400,
-          `Invalid Request: ${classified.reason}`,
-          ErrorCode.InvalidRequest,
-          classified.id,
-        );
+        return rejectInvalid(exchange, classified);
       case 'request': {
         const request = classified.message;
         const { server } = this.#context;
@@ -163,15 +157,7 @@ export class McpHttpHandler {
     const messages = [];
     for (const value of values) {
       const classified = classify(value);
-      if (classified.kind === 'invalid') {
-        return reject(
-          exchange,
-          400,
-          `Invalid Request: ${classified.reason}`,
-          ErrorCode.InvalidRequest,
-          classified.id,
-        );
-      }
+      if (classified.kind === 'invalid') return rejectInvalid(exchange, classified);
       messages.push(classified.message);
     }
     return this.#sessionPost(exchange, sessionId as string, messages, true);

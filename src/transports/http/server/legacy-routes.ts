@@ -1,7 +1,6 @@
-import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { classify } from '../../../jsonrpc/messages.js';
 import type { HttpExchange } from './exchange.js';
-import { type HandlerContext, readJsonBody, reject } from './context.js';
+import { type HandlerContext, readJsonBody, reject, rejectInvalid } from './context.js';
 import { LegacySseTransport } from './legacy-sse.js';
 import { mintSessionId } from './sessions.js';
 import { parseAccept } from './wire.js';
@@ -51,15 +50,7 @@ export async function postLegacySse(context: HandlerContext, exchange: HttpExcha
     );
   }
   const classified = classify(body.value);
-  if (classified.kind === 'invalid') {
-    return reject(
-      exchange,
-      400,
-      `Invalid Request: ${classified.reason}`,
-      ErrorCode.InvalidRequest,
-      classified.id,
-    );
-  }
+  if (classified.kind === 'invalid') return rejectInvalid(exchange, classified);
   entry.transport.deliver(classified.message, exchange.extra(sessionId));
   exchange.respond(202, undefined);
 }
