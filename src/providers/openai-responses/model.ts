@@ -6,10 +6,10 @@ import {
   type ModelStreamEvent,
   StreamAccumulator,
 } from '../../agent/model.js';
-import { type HttpOptions, postJson, readJson } from '../shared/http.js';
+import { type HttpOptions, postBearerJson, readJson } from '../shared/http.js';
 import { eventJson, readEvents, streamError } from '../shared/sse.js';
 import { checkTools, syntheticCallId } from '../shared/tools.js';
-import { StrictArguments } from '../openai/strict.js';
+import { strictArgumentsFor, strictStream } from '../openai/strict.js';
 import { responsesRequestBody, responsesResponse, responsesStopReason, responsesUsage } from './wire.js';
 
 export interface OpenAIResponsesOptions extends HttpOptions {
@@ -42,17 +42,11 @@ export class OpenAIResponsesModel implements ChatModel {
     if (body?.status === 'failed') throw streamError(this.provider, body.error);
     const response = responsesResponse(body);
     if (!response) throw new ModelError(this.provider, 'invalid_response', 'response has no output array');
-    return this.strictArguments(request).response(response);
+    return strictArgumentsFor(this.options.strictTools, request).response(response);
   }
 
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const strict = this.strictArguments(request);
-    for await (const event of this.streamEvents(request)) yield strict.event(event);
-  }
-
-  /** Strict mode's nullable stand-ins for optional properties are dropped again on the way back. */
-  private strictArguments(request: ModelRequest): StrictArguments {
-    return new StrictArguments(this.options.strictTools ? (request.tools ?? []) : []);
+  stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    return strictStream(strictArgumentsFor(this.options.strictTools, request), this.streamEvents(request));
   }
 
   private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
@@ -120,13 +114,11 @@ export class OpenAIResponsesModel implements ChatModel {
       strictTools: this.options.strictTools ?? false,
       stream,
     });
-    const headers: Record<string, string> = stream ? { accept: 'text/event-stream' } : {};
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    return postJson(this.options, {
+    return postBearerJson(this.options, {
       provider: this.provider,
       url: this.url,
-      headers,
       body,
+      stream,
       signal: request.signal,
     });
   }

@@ -1,4 +1,10 @@
-import type { ModelResponse, ModelStreamEvent, ToolCall, ToolDefinition } from '../../agent/model.js';
+import type {
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ToolCall,
+  ToolDefinition,
+} from '../../agent/model.js';
 import { isRecord, type JsonSchema, joinDescription, objectSchema } from '../shared/tools.js';
 
 /**
@@ -179,4 +185,17 @@ function resolve(node: unknown, root: JsonSchema): JsonSchema | undefined {
     current = target;
   }
   return isRecord(current) ? current : undefined;
+}
+
+/** The request's strict-mode bookkeeping: its tools when `strictTools` is on, none otherwise. */
+export function strictArgumentsFor(strictTools: boolean | undefined, request: ModelRequest): StrictArguments {
+  return new StrictArguments(strictTools ? (request.tools ?? []) : []);
+}
+
+/** A provider's stream with strict mode's nullable stand-ins for optional properties dropped again. */
+export async function* strictStream(
+  strict: StrictArguments,
+  events: AsyncIterable<ModelStreamEvent>,
+): AsyncGenerator<ModelStreamEvent> {
+  for await (const event of events) yield strict.event(event);
 }

@@ -86,6 +86,25 @@ export interface OpenResponse {
 }
 
 /**
+ * POSTs a JSON body with the OpenAI family's headers: `Authorization: Bearer` when there is a key, and an SSE
+ * `Accept` when streaming.
+ */
+export function postBearerJson(
+  options: HttpOptions & { readonly apiKey?: string },
+  request: Omit<ProviderRequest, 'headers'> & { readonly stream: boolean },
+): Promise<OpenResponse> {
+  const headers: Record<string, string> = request.stream ? { accept: 'text/event-stream' } : {};
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  return postJson(options, {
+    provider: request.provider,
+    url: request.url,
+    headers,
+    body: request.body,
+    signal: request.signal,
+  });
+}
+
+/**
  * POSTs JSON with retries: 429 and 5xx (honouring Retry-After / retry-after-ms, bounded), timeouts and
  * network failures are retried up to `maxRetries` times; other statuses become a ModelError carrying the
  * body's message. The returned deadline must be disposed by the reader.
