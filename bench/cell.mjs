@@ -231,9 +231,11 @@ const scenarios = {
       while (now() < warmEnd);
       const runs = Math.max(1, Math.round(spec.turns / turnsPerRun));
       const start = now();
+      const cpu0 = process.cpuUsage();
       for (let i = 0; i < runs; i++) await once();
+      const cpu = process.cpuUsage(cpu0);
       const turns = runs * turnsPerRun;
-      return { msPerTurn: (now() - start) / turns, turns };
+      return { msPerTurn: (now() - start) / turns, hostCpuUsPerTurn: (cpu.user + cpu.system) / turns, turns };
     } finally {
       await loop.close();
     }

@@ -258,4 +258,12 @@ export const ROWS = [
     unit: 'ms',
     kind: 'cost',
   },
+  {
+    id: 'agent-cpu',
+    label: '  agent loop: host CPU per turn (the loop and its MCP clients; servers not counted)',
+    cell: 'agent',
+    metric: pick('hostCpuUsPerTurn'),
+    unit: 'us',
+    kind: 'cost',
+  },
 ];
