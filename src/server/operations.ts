@@ -19,6 +19,7 @@ import { InputRequiredSignal } from './input.js';
 import { type Collection, type Page, decodeCursor, encodeCursor } from './registry.js';
 import type { ValidationOutcome } from './schema.js';
 import type { CacheHints } from './types.js';
+import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 
 const MAX_COMPLETION_VALUES = 100;
 
@@ -175,13 +176,6 @@ function checkToolResult(value: unknown): CallToolResult {
 function rethrowProtocol(error: unknown, signal: AbortSignal): void {
   if (error instanceof InputRequiredSignal || error instanceof RpcError) throw error;
   if (signal.aborted) throw error;
-}
-
-/** A value or a promise of it: the synchronous path (sync validator, sync handler) allocates no promise. */
-export type MaybePromise<T> = T | Promise<T>;
-
-export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /**

@@ -27,7 +27,7 @@ import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import * as ops from './operations.js';
-import { type MaybePromise, isPromise } from './operations.js';
+import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 import { type RequestStateBinding, principalOf } from './request-state.js';
 import type { ListenHub } from './subscriptions.js';
 
