@@ -1,0 +1,26 @@
+/**
+ * Middleware as plain functions (Hono's `compose`, tRPC's links): each receives the context and `next`.
+ * Code before `await next(ctx)` runs "before", code after it runs "after"; passing a new context modifies
+ * the call, returning without calling `next` short-circuits it (a cached result, a denial).
+ */
+export type Next<C, R> = (context: C) => Promise<R>;
+export type Middleware<C, R> = (context: C, next: Next<C, R>) => Promise<R>;
+
+/** Runs `middlewares` outermost first around `terminal`. Calling `next` twice from one middleware is a bug. */
+export function compose<C, R>(middlewares: readonly Middleware<C, R>[], terminal: Next<C, R>): Next<C, R> {
+  return (context) => {
+    let last = -1;
+    const dispatch = (index: number, current: C): Promise<R> => {
+      if (index <= last) return Promise.reject(new Error('next() called more than once'));
+      last = index;
+      const middleware = middlewares[index];
+      if (!middleware) return terminal(current);
+      try {
+        return middleware(current, (nextContext) => dispatch(index + 1, nextContext));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return dispatch(0, context);
+  };
+}
