@@ -23,7 +23,7 @@ export interface Cache {
 
 type Kind = 'tool' | 'resource' | 'resourceTemplate' | 'prompt' | 'implementation';
 
-/** The revision that introduced each optional field, by kind (checked against /work/shared/spec schemas). */
+/** The revision that introduced each optional field, by kind (checked against spec/<revision>/schema.json). */
 const INTRODUCED: Record<Kind, Record<string, string>> = {
   tool: {
     annotations: '2025-03-26',

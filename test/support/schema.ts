@@ -1,5 +1,5 @@
 /**
- * Validates messages against the official JSON Schema of each MCP revision (../shared/spec/<rev>/schema.json).
+ * Validates messages against the official JSON Schema of each MCP revision (spec/<rev>/schema.json, carried by the project).
  * Draft-07 files (2024-11-05 .. 2025-06-18) use ajv's draft-07 class, 2020-12 files use Ajv2020.
  * Usage: `expectValid('2025-11-25', 'JSONRPCRequest', message)` or `validateAgainstSpec(rev, def, value)`.
  */
@@ -10,7 +10,7 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const SPEC_DIR = join(here, '..', '..', '..', 'shared', 'spec');
+export const SPEC_DIR = join(here, '..', '..', 'spec');
 
 type Validator = (value: unknown) => boolean;
 interface Compiled {
