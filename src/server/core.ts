@@ -5,7 +5,6 @@ import type { UriTemplate } from '../mcp/uri-template.js';
 import type { Cache, RevisionCodec } from './codec.js';
 import type { Collection } from './registry.js';
 import type { RequestStateSealer } from './request-state.js';
-import type { RouteTable } from './routes.js';
 import type { CompiledSchema } from './schema.js';
 import type { ListenHub } from './subscriptions.js';
 import type {
@@ -58,8 +57,6 @@ export interface ServerCore {
   readonly defaultCache: Cache;
   readonly sealer: RequestStateSealer;
   readonly logger: Logger;
-  /** Every method both eras serve (MCP's own and extensions'). */
-  readonly routes: RouteTable;
   /** 2026-07-28 subscriptions/listen streams. */
   readonly listens: ListenHub;
   codec(revision: string): RevisionCodec;

@@ -88,6 +88,7 @@ export class McpServer {
   readonly #core: ServerCore;
   readonly #codecs: Map<string, RevisionCodec>;
   readonly #listens: ListenHub;
+  readonly #routes: RouteTable;
   readonly #seam: ServerSeam;
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
@@ -118,7 +119,6 @@ export class McpServer {
       defaultCache,
       sealer: new RequestStateSealer(options.requestState),
       logger: options.logger ?? silentLogger,
-      routes: new RouteTable(CORE_ROUTES, capabilities),
       listens: this.#listens,
       codec(revision) {
         const codec = codecs.get(revision);
@@ -127,7 +127,8 @@ export class McpServer {
       },
       capabilities,
     };
-    this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core));
+    this.#routes = new RouteTable(CORE_ROUTES, capabilities);
+    this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core, this.#routes));
     attachSeam(this, this.#seam);
   }
 
@@ -211,7 +212,7 @@ export class McpServer {
     const routes = extensionRoutes(extension);
     this.#extensions.set(extension.id, extension.settings ?? {});
     try {
-      this.#core.routes.add(routes);
+      this.#routes.add(routes);
     } catch (error) {
       this.#extensions.delete(extension.id);
       throw error;
@@ -222,7 +223,7 @@ export class McpServer {
 
   /** Handshake era: binds a session to a transport and starts it. */
   async connect(transport: Transport): Promise<ServerSession> {
-    const session = new HandshakeSession(this.#core, transport);
+    const session = new HandshakeSession(this.#core, this.#routes, transport);
     this.#sessions.add(session);
     session.connection.onClose(() => this.#sessions.delete(session));
     await session.connection.start();

@@ -20,7 +20,7 @@ import {
 import type { RevisionCodec } from './codec.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, sessionInputBackend } from './input.js';
-import type { EraRoute, HandshakeRouteScope, SessionControl } from './routes.js';
+import type { EraRoute, HandshakeRouteScope, RouteTable, SessionControl } from './routes.js';
 import type { ListChange } from './subscriptions.js';
 
 /** A handle on one handshake-era session (SEAMS.md). */
@@ -41,6 +41,7 @@ function isObject(value: unknown): value is JSONObject {
 export class HandshakeSession implements ServerSession, SessionControl {
   readonly connection: Connection;
   readonly #core: ServerCore;
+  readonly #routes: RouteTable;
   #codec: RevisionCodec | undefined;
   #initialized = false;
   #clientCapabilities: ClientCapabilities = {};
@@ -49,8 +50,9 @@ export class HandshakeSession implements ServerSession, SessionControl {
   #sessionId: string | undefined;
   readonly #subscriptions = new Set<string>();
 
-  constructor(core: ServerCore, transport: Transport) {
+  constructor(core: ServerCore, routes: RouteTable, transport: Transport) {
     this.#core = core;
+    this.#routes = routes;
     this.connection = new Connection(transport, { hooks: mcpHooks, logger: core.logger });
     this.connection.setNotificationHandler(Notification.Initialized, () => {
       this.#initialized = true;
@@ -106,7 +108,7 @@ export class HandshakeSession implements ServerSession, SessionControl {
    * routes while the session is open. A method no route serves is answered -32601 by the connection.
    */
   bindRoutes(): void {
-    for (const route of this.#core.routes.handshake.values())
+    for (const route of this.#routes.handshake.values())
       this.connection.setRequestHandler(route.method, this.#handlerFor(route));
   }
 

@@ -23,7 +23,7 @@ import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 import { type RequestStateBinding, principalOf } from './request-state.js';
-import type { EraRoute, StatelessRouteScope } from './routes.js';
+import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 
 const MAX_INPUT_RESPONSES = 64;
 
@@ -116,9 +116,11 @@ function readInputs(
 
 export class StatelessDispatcher {
   readonly #core: ServerCore;
+  readonly #routes: RouteTable;
 
-  constructor(core: ServerCore) {
+  constructor(core: ServerCore, routes: RouteTable) {
     this.#core = core;
+    this.#routes = routes;
   }
 
   /**
@@ -155,7 +157,7 @@ export class StatelessDispatcher {
 
   #dispatch(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONObject> {
     const meta = readMeta(request.params);
-    const route = this.#core.routes.stateless.get(request.method);
+    const route = this.#routes.stateless.get(request.method);
     // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
     if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const codec = this.#core.codec(meta.protocolVersion);

@@ -31,7 +31,8 @@ function notesExtension(calls: string[] = []): ServerExtension {
       'notes/get': {
         handler: async (params) => {
           const id = params?.id;
-          if (typeof id !== 'string' || !Object.hasOwn(notes, id)) throw invalidParams(`no note ${String(id)}`);
+          if (typeof id !== 'string' || !Object.hasOwn(notes, id))
+            throw invalidParams(`no note ${String(id)}`);
           return { text: notes[id] as string };
         },
       },
@@ -108,7 +109,10 @@ describe('McpServer.use(extension)', () => {
   it('serves its methods over 2026-07-28 Streamable HTTP', async () => {
     const server = new McpServer({ name: 'ext', version: '1' }).use(notesExtension());
     const http: Listening = await listen(server, { keepAliveMs: 0 });
-    cleanup.push(() => server.close(), () => http.close());
+    cleanup.push(
+      () => server.close(),
+      () => http.close(),
+    );
     for (const [method, params, expected] of [
       ['notes/get', { id: 'a' }, { text: 'first note', resultType: 'complete' }],
       ['notes/pin', {}, { pinned: true, resultType: 'complete' }],
@@ -149,7 +153,8 @@ describe('McpServer.use(extension)', () => {
     const { connection, close } = await dualChannel(server);
     cleanup.push(close);
     const discover = await connection.request('server/discover', { _meta: modernMeta() });
-    expect(Object.keys(discover.capabilities.extensions as object)).toEqual([NOTES_ID]);
+    const { extensions } = discover.capabilities as { extensions: Record<string, unknown> };
+    expect(Object.keys(extensions)).toEqual([NOTES_ID]);
     await expect(connection.request('hijack/own', { _meta: modernMeta() })).rejects.toMatchObject({
       code: -32601,
     });
