@@ -6,6 +6,7 @@
  */
 import type { JSONObject } from '../mcp/types.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
+import { isPlainObject } from './codec.js';
 import { createHandlerContext } from './context.js';
 import type { Route, RouteScope } from './routes.js';
 import type { HandlerContext } from './types.js';
@@ -41,10 +42,15 @@ export interface ServerExtension {
 const EXTENSION_ID =
   /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
-function finish(scope: RouteScope, result: MaybePromise<JSONObject>): MaybePromise<JSONObject> {
-  // Promise.resolve: a handler may return another library's thenable.
-  if (isPromise(result)) return Promise.resolve(result).then((value) => scope.codec.finish(value));
+/** A JSON-RPC result is an object (basic: Result); anything else from a handler is a server bug, not sent. */
+function finish(method: string, scope: RouteScope, result: unknown): JSONObject {
+  if (!isPlainObject(result))
+    throw new Error(`${method} handler returned ${describe(result)}, not an object`);
   return scope.codec.finish(result);
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
 /** The routes of an extension, each gated on the capability the extension advertises. */
@@ -58,7 +64,12 @@ export function extensionRoutes(extension: ServerExtension): Route[] {
       method,
       era,
       capability,
-      handle: (scope: RouteScope) => finish(scope, handler(scope.params, createHandlerContext(scope))),
+      handle: (scope: RouteScope) => {
+        const result = handler(scope.params, createHandlerContext(scope));
+        // Promise.resolve: a handler may return another library's thenable.
+        if (isPromise(result)) return Promise.resolve(result).then((value) => finish(method, scope, value));
+        return finish(method, scope, result);
+      },
     };
   });
 }

@@ -203,8 +203,8 @@ export class McpServer {
   }
 
   /**
-   * Adds an extension's methods to both eras and advertises `capabilities.extensions[id]` (2026-07-28
-   * basic/extensions). Sessions already open serve the new methods from their next request. Throws when the id
+   * Adds an extension's methods to the route table (each to the eras it names, default both) and advertises
+   * `capabilities.extensions[id]` (2026-07-28 basic/extensions). Sessions already open serve the new methods from their next request. Throws when the id
    * is taken or a method is already served (by MCP itself or another extension); nothing is added then.
    */
   use(extension: ServerExtension): this {

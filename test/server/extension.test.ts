@@ -106,6 +106,31 @@ describe('McpServer.use(extension)', () => {
     expect(client.schemaErrors).toEqual([]);
   });
 
+  it('answers a handler result that is not an object with an internal error, and keeps serving', async () => {
+    const broken: ServerExtension = {
+      id: 'com.example/broken',
+      methods: {
+        'broken/array': { handler: () => [1, 2] as unknown as Record<string, never> },
+        'broken/nothing': { handler: async () => undefined as unknown as Record<string, never> },
+      },
+    };
+    const server = new McpServer({ name: 'ext', version: '1' }).use(broken).use(notesExtension());
+    const { connection, close } = await dualChannel(server);
+    cleanup.push(close);
+    for (const method of ['broken/array', 'broken/nothing']) {
+      await expect(connection.request(method, { _meta: modernMeta() })).rejects.toMatchObject({
+        code: -32603,
+      });
+    }
+    expect(await connection.request('notes/get', { id: 'a', _meta: modernMeta() })).toMatchObject({
+      text: 'first note',
+    });
+    const client = await legacyClient(server);
+    cleanup.push(() => client.close());
+    await expect(client.connection.request('broken/nothing')).rejects.toMatchObject({ code: -32603 });
+    expect(await client.connection.request('notes/get', { id: 'a' })).toEqual({ text: 'first note' });
+  });
+
   it('serves its methods over 2026-07-28 Streamable HTTP', async () => {
     const server = new McpServer({ name: 'ext', version: '1' }).use(notesExtension());
     const http: Listening = await listen(server, { keepAliveMs: 0 });
