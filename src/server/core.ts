@@ -6,6 +6,7 @@ import type { Cache, RevisionCodec } from './codec.js';
 import type { Collection } from './registry.js';
 import type { RequestStateSealer } from './request-state.js';
 import type { CompiledSchema } from './schema.js';
+import type { ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
   Completer,
@@ -56,7 +57,8 @@ export interface ServerCore {
   readonly defaultCache: Cache;
   readonly sealer: RequestStateSealer;
   readonly logger: Logger;
-  readonly maxListens: number;
+  /** 2026-07-28 subscriptions/listen streams. */
+  readonly listens: ListenHub;
   codec(revision: string): RevisionCodec;
   capabilities(): ServerCapabilities;
 }

@@ -12,17 +12,14 @@
  * await server.listen({ port: 3000 }); // or Streamable HTTP (+ legacy HTTP+SSE) on 127.0.0.1:3000/mcp
  * ```
  * `ctx.elicit` is a server-initiated request on a handshake session and an `input_required` round trip (MRTR)
- * on a 2026-07-28 request: the handler is written once.
+ * on a 2026-07-28 request: the handler is written once. `server.use(extension)` adds an extension's methods (see
+ * `ServerExtension`) to the one route table both eras dispatch from.
  */
-export {
-  McpServer,
-  type McpServerInfo,
-  type McpServerOptions,
-  type StatelessRequestContext,
-} from './server.js';
+export { McpServer, type McpServerInfo, type McpServerOptions } from './server.js';
+export type { ExtensionMethod, ServerExtension } from './extension.js';
+export type { StatelessRequestContext } from '../mcp/request-context.js';
 export type { ServerSession } from './session.js';
 export type { RequestStateOptions } from './request-state.js';
-export { DualEraChannel } from './stdio.js';
 export type {
   AuthInfo,
   CacheHints,
@@ -46,6 +43,7 @@ export type {
 export {
   type FetchHandler,
   type FetchHandlerContext,
+  type HttpMcpServer,
   type HttpServerOptions,
   type ListenOptions,
   type Listening,

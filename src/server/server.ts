@@ -1,5 +1,4 @@
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../jsonrpc/messages.js';
-import type { MessageExtra, Transport } from '../jsonrpc/transport.js';
+import type { Transport } from '../jsonrpc/transport.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/revisions.js';
 import type { Icon, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import { UriTemplate } from '../mcp/uri-template.js';
@@ -9,13 +8,12 @@ import { type Cache, type RevisionCodec, buildCodecs } from './codec.js';
 import {
   type FetchHandler,
   type HttpServerOptions,
-  type Listening,
-  type ListenOptions,
   type NodeHandler,
   createFetchHandler,
   createNodeHandler,
-  listen,
-} from './http.js';
+} from '../transports/http/server/index.js';
+import { type ServerExtension, extensionRoutes } from './extension.js';
+import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import type {
   PromptDefinition,
   ResourceDefinition,
@@ -26,6 +24,8 @@ import type {
 import { Collection, pick } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
 import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
+import { CORE_ROUTES, RouteTable } from './routes.js';
+import { type ServerSeam, attachSeam } from './seam.js';
 import { HandshakeSession, type ServerSession } from './session.js';
 import { StatelessDispatcher, isStatelessRequest } from './stateless.js';
 import { DualEraChannel } from './stdio.js';
@@ -68,12 +68,6 @@ export interface McpServerOptions {
   logger?: Logger;
 }
 
-export interface StatelessRequestContext {
-  extra?: MessageExtra;
-  signal: AbortSignal;
-  notify: (notification: JSONRPCNotification) => void;
-}
-
 const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const;
 const RESOURCE_FIELDS = [
   'title',
@@ -88,15 +82,17 @@ const PROMPT_FIELDS = ['title', 'description', 'arguments', 'icons', '_meta'] as
 
 /**
  * An MCP server that speaks every revision from 2024-11-05 to 2026-07-28 at once: handshake sessions through
- * `connect`, stateless 2026-07-28 requests through `handleStatelessRequest`, both over stdio with `serveStdio`.
+ * `connect`, both eras on one channel with `serve` / `serveStdio`, and over HTTP with `listen`.
  */
 export class McpServer {
   readonly #core: ServerCore;
   readonly #codecs: Map<string, RevisionCodec>;
-  readonly #stateless: StatelessDispatcher;
   readonly #listens: ListenHub;
+  readonly #routes: RouteTable;
+  readonly #seam: ServerSeam;
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
+  readonly #extensions = new Map<string, JSONObject>();
   #pendingChanges = new Set<ListChange>();
 
   constructor(info: McpServerInfo, options: McpServerOptions = {}) {
@@ -110,6 +106,8 @@ export class McpServer {
     };
     const changed = (change: ListChange) => () => this.#listChanged(change);
     const codecs = this.#codecs;
+    const capabilities = () => this.#capabilities();
+    this.#listens = new ListenHub(options.maxListens ?? 100);
     this.#core = {
       serverInfo,
       instructions,
@@ -121,16 +119,17 @@ export class McpServer {
       defaultCache,
       sealer: new RequestStateSealer(options.requestState),
       logger: options.logger ?? silentLogger,
-      maxListens: options.maxListens ?? 100,
+      listens: this.#listens,
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);
         return codec;
       },
-      capabilities: () => this.#capabilities(),
+      capabilities,
     };
-    this.#listens = new ListenHub(this.#core.maxListens);
-    this.#stateless = new StatelessDispatcher(this.#core, this.#listens);
+    this.#routes = new RouteTable(CORE_ROUTES, capabilities);
+    this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core, this.#routes));
+    attachSeam(this, this.#seam);
   }
 
   get serverInfo(): Implementation {
@@ -197,36 +196,34 @@ export class McpServer {
     }));
   }
 
-  /** The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks. */
-  toolInputSchema(name: string): unknown {
-    return this.#core.tools.get(name)?.config.input.jsonSchema;
-  }
-
   /** Tells subscribers (legacy resources/subscribe, 2026-07-28 listen streams) that a resource changed. */
   notifyResourceUpdated(uri: string): void {
     for (const session of this.#sessions) session.resourceUpdated(uri);
     this.#listens.resourceUpdated(uri);
   }
 
-  /** True when the request is a 2026-07-28 one (per-request `_meta` protocol version) or `server/discover`. */
-  isStatelessRequest(message: JSONRPCRequest): boolean {
-    return isStatelessRequest(message);
-  }
-
   /**
-   * 2026-07-28: serves one request; its progress and log notifications go to `context.notify` meanwhile. Returns
-   * the response itself when every step was synchronous, else a promise of it (`await` takes either).
+   * Adds an extension's methods to the route table (each to the eras it names, default both) and advertises
+   * `capabilities.extensions[id]` (2026-07-28 basic/extensions). Sessions already open serve the new methods from their next request. Throws when the id
+   * is taken or a method is already served (by MCP itself or another extension); nothing is added then.
    */
-  handleStatelessRequest(
-    request: JSONRPCRequest,
-    context: StatelessRequestContext,
-  ): JSONRPCResponse | Promise<JSONRPCResponse> {
-    return this.#stateless.handle(request, context);
+  use(extension: ServerExtension): this {
+    if (this.#extensions.has(extension.id)) throw new Error(`extension ${extension.id} is already in use`);
+    const routes = extensionRoutes(extension);
+    this.#extensions.set(extension.id, extension.settings ?? {});
+    try {
+      this.#routes.add(routes);
+    } catch (error) {
+      this.#extensions.delete(extension.id);
+      throw error;
+    }
+    for (const session of this.#sessions) session.bindRoutes();
+    return this;
   }
 
   /** Handshake era: binds a session to a transport and starts it. */
   async connect(transport: Transport): Promise<ServerSession> {
-    const session = new HandshakeSession(this.#core, transport);
+    const session = new HandshakeSession(this.#core, this.#routes, transport);
     this.#sessions.add(session);
     session.connection.onClose(() => this.#sessions.delete(session));
     await session.connection.start();
@@ -238,7 +235,7 @@ export class McpServer {
    * 2026-07-28 requests statelessly and everything else to a handshake session.
    */
   serve(transport: Transport): Promise<ServerSession> {
-    return this.connect(new DualEraChannel(transport, this));
+    return this.connect(new DualEraChannel(transport, this.#seam));
   }
 
   /** Serves both eras on this process's stdin/stdout. Resolves once the channel is open. */
@@ -248,17 +245,17 @@ export class McpServer {
 
   /** Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport as a web `(Request) => Response`. */
   toFetchHandler(options?: HttpServerOptions): FetchHandler {
-    return createFetchHandler(this, options);
+    return createFetchHandler(this.#seam, options);
   }
 
   /** The same on node:http, without web Request/Response on the hot path. */
   toNodeHandler(options?: HttpServerOptions): NodeHandler {
-    return createNodeHandler(this, options);
+    return createNodeHandler(this.#seam, options);
   }
 
   /** Listens on 127.0.0.1 (default) and serves this server at `path` (default /mcp). */
   listen(options?: ListenOptions): Promise<Listening> {
-    return listen(this, options);
+    return listenOn(this.#seam, options);
   }
 
   /** Ends every subscription gracefully and closes every session. */
@@ -268,14 +265,22 @@ export class McpServer {
   }
 
   #capabilities(): ServerCapabilities {
+    const extensions = this.#extensions.size === 0 ? undefined : this.#extensionCapabilities();
     return {
       ...this.#extraCapabilities,
+      ...(extensions && { extensions }),
       logging: {},
       completions: {},
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
     };
+  }
+
+  #extensionCapabilities(): Record<string, JSONObject> {
+    const advertised = { ...this.#extraCapabilities.extensions };
+    for (const [id, settings] of this.#extensions) advertised[id] = settings;
+    return advertised;
   }
 
   /** Coalesces changes made in one tick (e.g. registering many tools) into one notification per kind. */
@@ -292,6 +297,17 @@ export class McpServer {
       }
     });
   }
+}
+
+/** The seam the transports use; built once per server, so a request costs what a method call on it costs. */
+function serverSeam(server: McpServer, core: ServerCore, stateless: StatelessDispatcher): ServerSeam {
+  return {
+    isStatelessRequest,
+    handleStatelessRequest: (request, context) => stateless.handle(request, context),
+    connect: (transport) => server.connect(transport),
+    // The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks.
+    toolInputSchema: (name) => core.tools.get(name)?.config.input.jsonSchema,
+  };
 }
 
 function defineTool(config: ToolConfig, handler: ToolHandler<any>): ToolDefinition {

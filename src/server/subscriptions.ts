@@ -8,9 +8,9 @@ import type { JSONRPCRequest, RequestId } from '../jsonrpc/messages.js';
 import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Notification } from '../mcp/methods.js';
+import type { StatelessRequestContext } from '../mcp/request-context.js';
 import type { JSONObject, SubscriptionFilter } from '../mcp/types.js';
 import { type RevisionCodec, copyObject } from './codec.js';
-import type { StatelessContext } from './stateless.js';
 
 export type ListChange = 'tools' | 'prompts' | 'resources';
 
@@ -20,7 +20,7 @@ interface Listener {
   readonly id: RequestId;
   readonly filter: SubscriptionFilter;
   readonly resources: ReadonlySet<string>;
-  readonly context: StatelessContext;
+  readonly context: StatelessRequestContext;
   readonly end: () => void;
 }
 
@@ -66,7 +66,7 @@ export class ListenHub {
   async listen(
     request: JSONRPCRequest,
     codec: RevisionCodec,
-    context: StatelessContext,
+    context: StatelessRequestContext,
   ): Promise<JSONObject> {
     const filter = readFilter(request.params?.notifications);
     if (this.#listeners.size >= this.#max) {

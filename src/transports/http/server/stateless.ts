@@ -1,6 +1,7 @@
 import { LocalError, toWireError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
+import type { StatelessRequestContext } from '../../../mcp/request-context.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import type { HttpMcpServer } from './types.js';
@@ -66,7 +67,7 @@ class StatelessReply {
  * someone asks for it (an AbortController per request is a measurable cost on the hot path); an abort before
  * that is remembered. A class, not an object literal: on Node 20 a literal with a getter is slow to create.
  */
-class StatelessCall {
+class StatelessCall implements StatelessRequestContext {
   readonly extra: MessageExtra;
   aborted = false;
   readonly #reply: StatelessReply;
