@@ -6,6 +6,7 @@ import { type ProtocolHooks, noHooks } from './hooks.js';
 import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
+  type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
@@ -353,18 +354,28 @@ export class Connection {
       return;
     }
     const response: JSONRPCResultResponse = { jsonrpc: '2.0', id, result };
-    this.#transport.send(response, { relatedRequestId: id }).catch((sendError: unknown) => {
+    this.#deliver(response, id).catch((sendError: unknown) => {
       this.#logger.warn(`failed to send response ${id}`, sendError);
     });
   }
 
   #sendError(id: RequestId | null, error: JSONRPCErrorResponse['error']): void {
-    if (id === null) {
-      this.#transport.send({ jsonrpc: '2.0', error }).catch(() => {});
-      return;
+    const response: JSONRPCErrorResponse | JSONRPCMessage =
+      id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+    this.#deliver(response, id ?? undefined).catch((sendError: unknown) => {
+      this.#logger.warn(`failed to send error response ${id}`, sendError);
+    });
+  }
+
+  /** Sends, turning a synchronous throw (a transport serialising on the spot) into a rejection. */
+  #deliver(message: JSONRPCMessage, id: RequestId | undefined): Promise<void> {
+    try {
+      return id === undefined
+        ? this.#transport.send(message)
+        : this.#transport.send(message, { relatedRequestId: id });
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const response: JSONRPCErrorResponse = { jsonrpc: '2.0', id, error };
-    this.#transport.send(response, { relatedRequestId: id }).catch(() => {});
   }
 
   #onTransportClosed(reason: Error | undefined): void {

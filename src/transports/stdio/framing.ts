@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
+import { stringifyMessage } from '../../jsonrpc/messages.js';
 
 /** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
 export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -96,7 +97,7 @@ export class LineReader {
 
 /** Serialises once; the newline is the frame. JSON.stringify never emits a raw newline inside strings. */
 export function frame(message: unknown): string {
-  return `${JSON.stringify(message)}\n`;
+  return `${stringifyMessage(message)}\n`;
 }
 
 const WRITTEN: Promise<void> = Promise.resolve();
@@ -124,7 +125,13 @@ export class LineWriter {
   }
 
   write(message: unknown): Promise<void> {
-    const line = frame(message);
+    let line: string;
+    try {
+      line = frame(message);
+    } catch (error) {
+      // Nothing was written; a throw here would escape every caller that only handles the promise.
+      return Promise.reject(error);
+    }
     if (this.#pending !== undefined) {
       this.#pending += line;
       return this.#batch as Promise<void>;
