@@ -98,7 +98,7 @@ export class Connection {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
-    transport.onerror = (error) => this.#logger.warn(`transport: ${error.message}`);
+    transport.onerror = (error) => this.#onTransportError(error);
   }
 
   get closed(): boolean {
@@ -376,6 +376,17 @@ export class Connection {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** A transport error that names a request (`data.requestId`) fails that request; others are logged. */
+  #onTransportError(error: Error): void {
+    const id =
+      error instanceof LocalError
+        ? (error.data as { requestId?: unknown } | undefined)?.requestId
+        : undefined;
+    const pending = typeof id === 'string' || typeof id === 'number' ? this.#settle(id) : undefined;
+    if (pending) pending.reject(error);
+    else this.#logger.warn(`transport: ${error.message}`);
   }
 
   #onTransportClosed(reason: Error | undefined): void {
