@@ -190,7 +190,8 @@ export class Agent {
   private async think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
-    const tools = host.registry.definitions(state.groups);
+    // A tool changed since its approval is offered as approved until someone approves the change.
+    const tools = this.gate.offered(host.registry, state.groups);
     if (step === 1 || (change && change.added.length + change.removed.length + change.changed.length > 0)) {
       state.emit({ type: 'registry', step, tools: tools.map((t) => t.name), ...(change ? { change } : {}) });
     }

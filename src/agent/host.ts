@@ -171,7 +171,15 @@ export class McpHost {
     const refreshed = await Promise.all([...this.slots.values()].map((slot) => slot.refreshLists(signal)));
     if (!stale && !refreshed.some(Boolean)) return { added: [], removed: [], changed: [] };
     const ready = [...this.slots.values()].filter((slot) => slot.state === 'ready');
-    const change = this.registry.update(ready.map((slot) => slot.snapshot()));
+    const change = this.registry.update(
+      ready.map((slot) => slot.snapshot()),
+      (server, tool, reason) =>
+        this.options.logger?.warn(
+          tool === undefined
+            ? `server "${server}": its tools are left out: ${reason}`
+            : `server "${server}": tool "${tool}" is left out: ${reason}`,
+        ),
+    );
     if (change.added.length + change.removed.length + change.changed.length > 0) {
       this.emit({ type: 'registry_changed', change });
     }

@@ -21,9 +21,18 @@ import type {
 } from '../mcp/types.js';
 import { ResultCache } from './cache.js';
 import { ClientCore } from './core.js';
+import { pageWithSafeIcons, withSafeIcons } from './icons.js';
 import type { ClientEventListener, ClientEventName } from './events.js';
 import type { NotificationListener, Subscription } from './subscriptions.js';
 import type { CallOptions, ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
+
+/** The array each list method's result carries. */
+const LIST_FIELD: Readonly<Record<string, string>> = {
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+};
 
 /** Following `nextCursor` stops here: a server that never ends its list is a bug, not a reason to hang. */
 const MAX_PAGES = 10_000;
@@ -60,7 +69,8 @@ export class McpClient {
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.#core.state.serverInfo;
+    const info = this.#core.state.serverInfo;
+    return info === undefined ? undefined : withSafeIcons(info);
   }
 
   get serverCapabilities(): ServerCapabilities {
@@ -118,7 +128,9 @@ export class McpClient {
   }
 
   async #page(method: string, cursor: string | undefined, options: RequestOptionsLite): Promise<Result> {
-    const result = await this.#cached(method, cursor === undefined ? undefined : { cursor }, options);
+    const listed = await this.#cached(method, cursor === undefined ? undefined : { cursor }, options);
+    // Icons are untrusted: only safe ones reach the application (see icons.ts).
+    const result = pageWithSafeIcons(listed, LIST_FIELD[method] ?? '');
     if (method !== 'tools/list' || !this.#mirrorsToolHeaders()) return result;
     // 2026-07-28 streamable-http: tools with invalid x-mcp-header declarations are excluded, with a warning.
     const tools = Array.isArray(result.tools) ? (result.tools as Tool[]) : [];

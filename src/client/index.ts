@@ -7,6 +7,7 @@ export {
   type ClientEventName,
   type ClientEvents,
 } from './events.js';
+export { type FetchIconOptions, type IconBytes, checkImage, fetchIcon, safeIcons } from './icons.js';
 export { withElicitationDefaults } from './input.js';
 export { isModernError } from './stateless.js';
 export type { NotificationListener, ServerNotification, Subscription } from './subscriptions.js';

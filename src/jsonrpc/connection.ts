@@ -6,6 +6,7 @@ import { type ProtocolHooks, noHooks } from './hooks.js';
 import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
+  type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
@@ -97,7 +98,7 @@ export class Connection {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
-    transport.onerror = (error) => this.#logger.warn(`transport: ${error.message}`);
+    transport.onerror = (error) => this.#onTransportError(error);
   }
 
   get closed(): boolean {
@@ -353,18 +354,39 @@ export class Connection {
       return;
     }
     const response: JSONRPCResultResponse = { jsonrpc: '2.0', id, result };
-    this.#transport.send(response, { relatedRequestId: id }).catch((sendError: unknown) => {
+    this.#deliver(response, id).catch((sendError: unknown) => {
       this.#logger.warn(`failed to send response ${id}`, sendError);
     });
   }
 
   #sendError(id: RequestId | null, error: JSONRPCErrorResponse['error']): void {
-    if (id === null) {
-      this.#transport.send({ jsonrpc: '2.0', error }).catch(() => {});
-      return;
+    const response: JSONRPCErrorResponse | JSONRPCMessage =
+      id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+    this.#deliver(response, id ?? undefined).catch((sendError: unknown) => {
+      this.#logger.warn(`failed to send error response ${id}`, sendError);
+    });
+  }
+
+  /** Sends, turning a synchronous throw (a transport serialising on the spot) into a rejection. */
+  #deliver(message: JSONRPCMessage, id: RequestId | undefined): Promise<void> {
+    try {
+      return id === undefined
+        ? this.#transport.send(message)
+        : this.#transport.send(message, { relatedRequestId: id });
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const response: JSONRPCErrorResponse = { jsonrpc: '2.0', id, error };
-    this.#transport.send(response, { relatedRequestId: id }).catch(() => {});
+  }
+
+  /** A transport error that names a request (`data.requestId`) fails that request; others are logged. */
+  #onTransportError(error: Error): void {
+    const id =
+      error instanceof LocalError
+        ? (error.data as { requestId?: unknown } | undefined)?.requestId
+        : undefined;
+    const pending = typeof id === 'string' || typeof id === 'number' ? this.#settle(id) : undefined;
+    if (pending) pending.reject(error);
+    else this.#logger.warn(`transport: ${error.message}`);
   }
 
   #onTransportClosed(reason: Error | undefined): void {

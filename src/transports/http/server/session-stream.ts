@@ -1,4 +1,4 @@
-import type { JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import { type JSONRPCResponse, type RequestId, stringifyMessage } from '../../../jsonrpc/messages.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import { SSE_KEEPALIVE, sseMessage, ssePriming } from './wire.js';
 
@@ -82,8 +82,8 @@ export class SessionStream {
       if (last) this.#answerJson(this.#batchResponses, this.#batchResponses[0]);
       return;
     }
-    for (const earlier of this.#batchResponses.splice(0)) this.#emit(JSON.stringify(earlier));
-    this.#emit(JSON.stringify(response));
+    for (const earlier of this.#batchResponses.splice(0)) this.#emit(stringifyMessage(earlier));
+    this.#emit(stringifyMessage(response));
     if (last) this.#finish();
   }
 
@@ -132,7 +132,8 @@ export class SessionStream {
     const exchange = this.#pending as HttpExchange;
     this.#pending = undefined;
     this.beforeFirstWrite?.(first);
-    exchange.respond(200, this.settings.headers, JSON.stringify(body));
+    const text = Array.isArray(body) ? `[${body.map(stringifyMessage).join(',')}]` : stringifyMessage(body);
+    exchange.respond(200, this.settings.headers, text);
     this.complete = true;
   }
 

@@ -1,5 +1,10 @@
 import { LocalError, toWireError } from '../../../jsonrpc/errors.js';
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
+import {
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  stringifyMessage,
+} from '../../../jsonrpc/messages.js';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
 import type { StatelessRequestContext } from '../../../mcp/request-context.js';
 import type { HttpExchange, SseSink } from './exchange.js';
@@ -30,13 +35,13 @@ class StatelessReply {
     // A client that cannot read SSE gets only the response (it broke the spec's Accept rule; drop, do not fail).
     if (!this.accepts.sse) return;
     if (!this.#sink) this.#open();
-    this.#sink?.write(sseMessage(JSON.stringify(notification)));
+    this.#sink?.write(sseMessage(stringifyMessage(notification)));
   }
 
   finish(response: JSONRPCResponse): void {
     if (this.#finished) return;
     this.#finished = true;
-    const json = JSON.stringify(response);
+    const json = stringifyMessage(response);
     if (this.#sink || !this.accepts.json) {
       // A client that reads only SSE gets even a lone response as a one-event stream.
       this.#sink ??= this.exchange.openSse(undefined);
