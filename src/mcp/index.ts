@@ -8,6 +8,7 @@ export {
   unsupportedProtocolVersion,
 } from './errors.js';
 export { mcpHooks } from './hooks.js';
+export type { FromJsonSchema } from './json-schema-type.js';
 export { Header, MetaKey } from './meta.js';
 export {
   INPUT_REQUEST_METHODS,
@@ -33,4 +34,13 @@ export {
   negotiateHandshakeVersion,
   statelessVersions,
 } from './revisions.js';
+export type {
+  InferInput,
+  InferOutput,
+  StandardIssue,
+  StandardResult,
+  StandardSchemaProps,
+  StandardSchemaV1,
+  StandardTypes,
+} from './standard-schema.js';
 export * from './types.js';

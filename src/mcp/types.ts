@@ -217,10 +217,10 @@ export interface ListPromptsResult extends PaginatedResult {
   prompts: Prompt[];
 }
 
-export interface CallToolResult extends ResultBase {
+export interface CallToolResult<Structured = unknown> extends ResultBase {
   content: ContentBlock[];
   /** Any JSON value on 2026-07-28; an object on 2025-06-18 and 2025-11-25. */
-  structuredContent?: unknown;
+  structuredContent?: Structured;
   isError?: boolean;
 }
 

@@ -25,13 +25,14 @@ import type {
 } from './core.js';
 import { Collection, pick } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
-import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
+import { definePrompt, defineTool } from './define.js';
 import { HandshakeSession, type ServerSession } from './session.js';
 import { StatelessDispatcher, isStatelessRequest } from './stateless.js';
 import { DualEraChannel } from './stdio.js';
 import { type ListChange, ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
+  PromptArgs,
   PromptConfig,
   PromptHandler,
   RegisteredHandle,
@@ -39,8 +40,11 @@ import type {
   ResourceMetadata,
   ResourceTemplateConfig,
   ResourceTemplateHandler,
+  SchemaInput,
+  ToolArgs,
   ToolConfig,
   ToolHandler,
+  ToolStructuredContent,
 } from './types.js';
 
 export interface McpServerInfo {
@@ -137,10 +141,17 @@ export class McpServer {
     return this.#core.serverInfo;
   }
 
-  registerTool<Args = any>(
+  /**
+   * `args` is typed by `inputSchema` (a Standard Schema's output type, or what a JSON Schema literal describes)
+   * and `structuredContent` by `outputSchema`; see ToolArgs and ToolStructuredContent.
+   */
+  registerTool<
+    const Input extends SchemaInput | undefined = undefined,
+    const Output extends SchemaInput | undefined = undefined,
+  >(
     name: string,
-    config: ToolConfig,
-    handler: ToolHandler<Args>,
+    config: ToolConfig<Input, Output>,
+    handler: ToolHandler<ToolArgs<Input>, ToolStructuredContent<Output>>,
   ): RegisteredHandle<ToolConfig> {
     if (name.length === 0 || name.length > 128) throw new RangeError('tool names are 1 to 128 characters');
     if (!/^[A-Za-z0-9_.-]+$/.test(name))
@@ -190,11 +201,19 @@ export class McpServer {
     }));
   }
 
-  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredHandle<PromptConfig> {
-    const handle = this.#core.prompts.add(name, { config, handler }, 'prompt');
-    return adaptHandle(handle, (changes) => ({
-      config: { ...this.#core.prompts.find(name)?.config.config, ...changes },
-    }));
+  /** `args` is typed by `argsSchema` when there is one, else the strings prompts/get carries. */
+  registerPrompt<const ArgsSchema extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: PromptConfig<ArgsSchema>,
+    handler: PromptHandler<PromptArgs<ArgsSchema>>,
+  ): RegisteredHandle<PromptConfig> {
+    // The config as given, not as stored: arguments derived from an argsSchema are derived again on update.
+    let given: PromptConfig = config;
+    const handle = this.#core.prompts.add(name, definePrompt(name, given, handler), 'prompt');
+    return adaptHandle(handle, (changes: Partial<PromptConfig>) => {
+      given = { ...given, ...changes };
+      return definePrompt(name, given, handler);
+    });
   }
 
   /** The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks. */
@@ -292,15 +311,6 @@ export class McpServer {
       }
     });
   }
-}
-
-function defineTool(config: ToolConfig, handler: ToolHandler<any>): ToolDefinition {
-  return {
-    config,
-    input: config.inputSchema === undefined ? EMPTY_INPUT_SCHEMA : compileSchema(config.inputSchema, 'input'),
-    output: config.outputSchema === undefined ? undefined : compileSchema(config.outputSchema, 'output'),
-    handler,
-  };
 }
 
 function toolWire(name: string, tool: ToolDefinition): JSONObject {

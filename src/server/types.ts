@@ -21,6 +21,8 @@ import type {
   ReadResourceResult,
   ToolAnnotations,
 } from '../mcp/types.js';
+import type { FromJsonSchema } from '../mcp/json-schema-type.js';
+import type { InferInput, InferOutput, StandardSchemaV1 } from '../mcp/standard-schema.js';
 import type { UriVariables } from '../mcp/uri-template.js';
 
 /** Caching hints (2026-07-28 server/utilities/caching), per server, tool, prompt or resource. */
@@ -30,25 +32,42 @@ export interface CacheHints {
 }
 
 /** A Standard Schema (https://standardschema.dev): zod 4, valibot, arktype... */
-export interface StandardSchema {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    validate(value: unknown): StandardResult | Promise<StandardResult>;
-    /** Standard JSON Schema: the vendor's own converter. */
-    readonly jsonSchema?: {
-      input?(options: { target: string }): unknown;
-      output?(options: { target: string }): unknown;
-    };
-  };
-}
-
-export type StandardResult =
-  | { readonly value: unknown; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<unknown> }> };
+export type StandardSchema = StandardSchemaV1;
 
 /** A plain JSON Schema object (2020-12 unless `$schema` names draft-07) or any Standard Schema. */
-export type SchemaInput = JSONObject | StandardSchema;
+export type SchemaInput = JSONObject | StandardSchemaV1;
+
+/**
+ * The value a schema describes: a Standard Schema's `types.output` (what validation hands the handler) or
+ * `types.input` (what the handler must produce, for an outputSchema), or the type a JSON Schema literal maps to.
+ */
+export type SchemaValue<Schema, Role extends 'input' | 'output'> = Schema extends StandardSchemaV1
+  ? Role extends 'input'
+    ? InferOutput<Schema>
+    : InferInput<Schema>
+  : FromJsonSchema<Schema>;
+
+/** An object type as is; anything else (`unknown` from a schema that is not a literal) becomes `Fallback`. */
+type ObjectOr<Value, Fallback> = unknown extends Value
+  ? Fallback
+  : [Value] extends [Record<string, unknown>]
+    ? Value
+    : Fallback;
+
+/** A tool's `args`: the type its inputSchema describes; `Record<string, unknown>` when nothing more is known. */
+export type ToolArgs<Input> = [Input] extends [undefined]
+  ? Record<string, unknown>
+  : ObjectOr<SchemaValue<Input, 'input'>, Record<string, unknown>>;
+
+/** A tool's `structuredContent`: the type its outputSchema describes, `undefined` when it has none. */
+export type ToolStructuredContent<Output> = [Output] extends [undefined]
+  ? undefined
+  : SchemaValue<Output, 'output'>;
+
+/** A prompt's `args`: the type its argsSchema describes, else the strings prompts/get carries. */
+export type PromptArgs<Schema> = [Schema] extends [undefined]
+  ? Record<string, string>
+  : ObjectOr<SchemaValue<Schema, 'input'>, Record<string, string>>;
 
 /** The caller, as the transport authenticated it (e.g. an OAuth access token's claims). */
 export type AuthInfo = unknown;
@@ -92,16 +111,30 @@ export interface InputOptions {
   key?: string;
 }
 
-export type ToolHandler<Args = Record<string, unknown>> = (
+/**
+ * What a tool handler returns. With an outputSchema, `structuredContent` is required and typed by it, except on
+ * an error result (the server checks the same at runtime: server/tools "Output Schema").
+ */
+export type ToolResult<Structured = undefined> = [Structured] extends [undefined]
+  ? CallToolResult
+  : CallToolResult<Structured> &
+      ({ isError: true } | { isError?: false | undefined; structuredContent: Structured });
+
+export type ToolHandler<Args = Record<string, unknown>, Structured = undefined> = (
   args: Args,
   context: HandlerContext,
-) => CallToolResult | Promise<CallToolResult>;
+) => ToolResult<Structured> | Promise<ToolResult<Structured>>;
 
-export interface ToolConfig extends CacheHints {
+export interface ToolConfig<
+  Input extends SchemaInput | undefined = SchemaInput | undefined,
+  Output extends SchemaInput | undefined = SchemaInput | undefined,
+> extends CacheHints {
   title?: string;
   description?: string;
-  inputSchema?: SchemaInput;
-  outputSchema?: SchemaInput;
+  /** Types the handler's `args` (a Standard Schema, or a JSON Schema literal). */
+  inputSchema?: Input;
+  /** Types the handler's `structuredContent`, which the server validates against it. */
+  outputSchema?: Output;
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: JSONObject;
@@ -149,18 +182,25 @@ export interface ResourceTemplateConfig extends ResourceMetadata {
     | Promise<Array<{ uri: string; name: string } & ResourceMetadata>>;
 }
 
-export interface PromptConfig extends CacheHints {
+export interface PromptConfig<ArgsSchema extends SchemaInput | undefined = SchemaInput | undefined>
+  extends CacheHints {
   title?: string;
   description?: string;
+  /** Listed as given; when absent and `argsSchema` is set, derived from its properties. */
   arguments?: PromptArgument[];
+  /**
+   * Types the handler's `args` and validates prompts/get arguments (an object schema whose properties are
+   * strings, as prompt arguments are on the wire).
+   */
+  argsSchema?: ArgsSchema;
   icons?: Icon[];
   _meta?: JSONObject;
   /** Completion of argument values, by argument name. */
   complete?: Record<string, Completer>;
 }
 
-export type PromptHandler = (
-  args: Record<string, string>,
+export type PromptHandler<Args = Record<string, string>> = (
+  args: Args,
   context: HandlerContext,
 ) => GetPromptResult | Promise<GetPromptResult>;
 
