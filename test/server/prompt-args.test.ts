@@ -27,7 +27,9 @@ function makeServer() {
     },
     ({ code, style }) => {
       runs.push(code);
-      return { messages: [{ role: 'user', content: { type: 'text', text: `${style ?? 'terse'}: ${code}` } }] };
+      return {
+        messages: [{ role: 'user', content: { type: 'text', text: `${style ?? 'terse'}: ${code}` } }],
+      };
     },
   );
   server.registerPrompt(
@@ -52,10 +54,7 @@ describe('prompt argsSchema', () => {
       {
         name: 'review',
         description: 'Review code',
-        arguments: [
-          { name: 'code', description: 'The code to review', required: true },
-          { name: 'style' },
-        ],
+        arguments: [{ name: 'code', description: 'The code to review', required: true }, { name: 'style' }],
       },
       { name: 'greet', arguments: [{ name: 'name', title: 'Name', required: true }] },
     ]);
@@ -78,7 +77,10 @@ describe('prompt argsSchema', () => {
     expect(short.code).toBe(-32602);
     expect(short.message).toMatch(/Invalid arguments for prompt greet: \/name must NOT have fewer than 2/);
     const missing = await modernError(server, 'prompts/get', { name: 'greet', arguments: {} });
-    expect(missing).toMatchObject({ code: -32602, message: 'Missing required argument name for prompt greet' });
+    expect(missing).toMatchObject({
+      code: -32602,
+      message: 'Missing required argument name for prompt greet',
+    });
     expect(runs).toEqual(['x = 1']);
   });
 
