@@ -5,23 +5,19 @@ import type {
   CacheScope,
   CallToolResult,
   ClientCapabilities,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
   GetPromptResult,
   Icon,
   Implementation,
   InputRequest,
   InputResponse,
   JSONObject,
-  ListRootsResult,
   LoggingLevel,
   PromptArgument,
   ReadResourceResult,
   ToolAnnotations,
 } from '../mcp/types.js';
 import type { FromJsonSchema } from '../mcp/json-schema-type.js';
+import type { RequestParams, RequestResult } from '../mcp/requests.js';
 import type { InferInput, InferOutput, StandardSchemaV1 } from '../mcp/standard-schema.js';
 import type { UriVariables } from '../mcp/uri-template.js';
 
@@ -99,9 +95,15 @@ export interface HandlerContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends `notifications/message` when the level passes the client's threshold; otherwise a no-op. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult>;
-  sample(params: CreateMessageRequestParams, options?: InputOptions): Promise<CreateMessageResult>;
-  listRoots(options?: InputOptions): Promise<ListRootsResult>;
+  elicit(
+    params: RequestParams<'elicitation/create'>,
+    options?: InputOptions,
+  ): Promise<RequestResult<'elicitation/create'>>;
+  sample(
+    params: RequestParams<'sampling/createMessage'>,
+    options?: InputOptions,
+  ): Promise<RequestResult<'sampling/createMessage'>>;
+  listRoots(options?: InputOptions): Promise<RequestResult<'roots/list'>>;
   /** Several inputs at once (one round on 2026-07-28, concurrent requests on a session). Keys are yours. */
   requestInput<K extends string>(requests: Record<K, InputRequest>): Promise<Record<K, InputResponse>>;
 }
