@@ -55,10 +55,15 @@ export type ToolArgs<Input> = [Input] extends [undefined]
   ? Record<string, unknown>
   : ObjectOr<SchemaValue<Input, 'input'>, Record<string, unknown>>;
 
-/** A tool's `structuredContent`: the type its outputSchema describes, `undefined` when it has none. */
+/**
+ * A tool's `structuredContent`: the type its outputSchema describes; `undefined` (no constraint) when it has
+ * none or when the config's type leaves it open (a variable typed `ToolConfig`).
+ */
 export type ToolStructuredContent<Output> = [Output] extends [undefined]
   ? undefined
-  : SchemaValue<Output, 'output'>;
+  : [SchemaInput] extends [Output]
+    ? undefined
+    : SchemaValue<Output, 'output'>;
 
 /** A prompt's `args`: the type its argsSchema describes, else the strings prompts/get carries. */
 export type PromptArgs<Schema> = [Schema] extends [undefined]

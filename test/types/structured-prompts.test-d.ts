@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer, type ToolConfig } from '../../src/server/index.js';
 
 const server = new McpServer({ name: 'types', version: '1' });
 const content = [{ type: 'text' as const, text: '' }];
@@ -52,6 +52,14 @@ describe('outputSchema types structuredContent', () => {
 
   it('no outputSchema: structuredContent is free', () => {
     server.registerTool('free', {}, () => ({ content, structuredContent: { anything: true } }));
+  });
+
+  it('a config typed ToolConfig (schemas unknown to the compiler): loose args and result', () => {
+    const config: ToolConfig = { description: 'built elsewhere' };
+    server.registerTool('loose', config, (args) => {
+      expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+      return { content };
+    });
   });
 });
 
