@@ -38,6 +38,30 @@ describe('outputSchema types structuredContent', () => {
     }));
   });
 
+  it('inline JSON Schema literal with arrays: a handler returns plain (mutable) arrays', () => {
+    server.registerTool(
+      'tags',
+      {
+        inputSchema: { type: 'object', properties: { prefix: { type: 'string' } } },
+        outputSchema: {
+          type: 'object',
+          properties: { tags: { type: 'array', items: { type: 'string' } } },
+          required: ['tags'],
+        },
+      },
+      () => ({ content, structuredContent: { tags: ['a', 'b'] } }),
+    );
+    server.registerTool('tags_zod', { outputSchema: z.object({ tags: z.array(z.string()) }) }, () => ({
+      content,
+      structuredContent: { tags: ['a'] },
+    }));
+    server.registerTool(
+      'tags_args',
+      { outputSchema: { type: 'array', items: { type: 'number' } } },
+      async (args) => ({ content, structuredContent: [Object.keys(args).length] }),
+    );
+  });
+
   it('valibot, async handler', () => {
     server.registerTool('names', { outputSchema: v.array(v.string()) }, async () => ({
       content,
