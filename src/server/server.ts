@@ -211,8 +211,10 @@ export class McpServer {
     let given: PromptConfig = config;
     const handle = this.#core.prompts.add(name, definePrompt(name, given, handler), 'prompt');
     return adaptHandle(handle, (changes: Partial<PromptConfig>) => {
-      given = { ...given, ...changes };
-      return definePrompt(name, given, handler);
+      const next = { ...given, ...changes };
+      const definition = definePrompt(name, next, handler); // throws on a bad argsSchema: nothing changes
+      given = next;
+      return definition;
     });
   }
 

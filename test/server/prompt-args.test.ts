@@ -114,6 +114,17 @@ describe('prompt argsSchema', () => {
     expect(missing.message).toBe('Missing required argument language for prompt review');
   });
 
+  it('an update with an argsSchema that does not compile throws, and the prompt keeps its schema', async () => {
+    const { server, review } = makeServer();
+    expect(() => review.update({ argsSchema: { type: 'string' } })).toThrow(/must have type "object"/);
+    review.update({ description: 'Review code, kindly' });
+    const list = await modernResult(server, 'prompts/list');
+    expect((list.prompts as Array<Record<string, unknown>>)[0]).toMatchObject({
+      description: 'Review code, kindly',
+      arguments: [{ name: 'code', description: 'The code to review', required: true }, { name: 'style' }],
+    });
+  });
+
   it('refuses an argsSchema that is not an object schema at registration', () => {
     const server = new McpServer({ name: 'prompts', version: '1' });
     expect(() =>
