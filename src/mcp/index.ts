@@ -25,6 +25,7 @@ export {
   type ClientRequests,
   type CompleteRequestParams,
   type CompletionReference,
+  type Completed,
   type EmptyResult,
   type GetPromptRequestParams,
   type InitializeRequestParams,

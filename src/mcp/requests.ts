@@ -94,6 +94,12 @@ export interface SubscriptionsListenRequestParams extends RequestParamsBase {
   notifications: SubscriptionFilter;
 }
 
+/**
+ * A final result of an MRTR method: `resultType` is "complete" or absent, so `resultType === 'input_required'`
+ * tells it from an InputRequiredResult.
+ */
+export type Completed<R extends ResultBase> = R & { resultType?: 'complete' };
+
 /** A result with nothing but the common fields (ping, resources/subscribe, logging/setLevel...). */
 export type EmptyResult = ResultBase;
 
@@ -108,17 +114,20 @@ export type McpRequests = {
   ping: { params: RequestParamsBase | undefined; result: EmptyResult };
   'server/discover': { params: RequestParamsBase | undefined; result: DiscoverResult };
   'tools/list': { params: PaginatedRequestParams | undefined; result: ListToolsResult };
-  'tools/call': { params: CallToolRequestParams; result: CallToolResult | InputRequiredResult };
+  'tools/call': { params: CallToolRequestParams; result: Completed<CallToolResult> | InputRequiredResult };
   'resources/list': { params: PaginatedRequestParams | undefined; result: ListResourcesResult };
   'resources/templates/list': {
     params: PaginatedRequestParams | undefined;
     result: ListResourceTemplatesResult;
   };
-  'resources/read': { params: ReadResourceRequestParams; result: ReadResourceResult | InputRequiredResult };
+  'resources/read': {
+    params: ReadResourceRequestParams;
+    result: Completed<ReadResourceResult> | InputRequiredResult;
+  };
   'resources/subscribe': { params: ResourceRequestParams; result: EmptyResult };
   'resources/unsubscribe': { params: ResourceRequestParams; result: EmptyResult };
   'prompts/list': { params: PaginatedRequestParams | undefined; result: ListPromptsResult };
-  'prompts/get': { params: GetPromptRequestParams; result: GetPromptResult | InputRequiredResult };
+  'prompts/get': { params: GetPromptRequestParams; result: Completed<GetPromptResult> | InputRequiredResult };
   'completion/complete': { params: CompleteRequestParams; result: CompleteResult };
   'logging/setLevel': { params: SetLevelRequestParams; result: EmptyResult };
   /** The result ends the subscription gracefully; until then the stream carries notifications. */

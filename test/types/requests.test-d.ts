@@ -4,6 +4,7 @@ import type { Connection, RequestContext, Result } from '../../src/jsonrpc/index
 import type {
   CallToolResult,
   ClientRequests,
+  Completed,
   InputRequest,
   InputRequiredResult,
   ListRootsResult,
@@ -22,7 +23,7 @@ describe('Connection<ClientRequests>', () => {
     expectTypeOf(client.request('tools/list')).toEqualTypeOf<Promise<ListToolsResult>>();
     expectTypeOf(
       client.request('tools/call', { name: 'get_weather', arguments: { city: 'Paris' } }),
-    ).toEqualTypeOf<Promise<CallToolResult | InputRequiredResult>>();
+    ).toEqualTypeOf<Promise<Completed<CallToolResult> | InputRequiredResult>>();
     // @ts-expect-error tools/call needs params
     client.request('tools/call');
     // @ts-expect-error tools/call params need a name
@@ -48,6 +49,15 @@ describe('Connection<ClientRequests>', () => {
 });
 
 describe('the map and the MCP model agree', () => {
+  it('resultType tells an input_required answer from a final one', async () => {
+    const result = await client.request('tools/call', { name: 'x' });
+    if (result.resultType === 'input_required') {
+      expectTypeOf(result).toEqualTypeOf<InputRequiredResult>();
+    } else {
+      expectTypeOf(result.content).toEqualTypeOf<CallToolResult['content']>();
+    }
+  });
+
   it('the MRTR methods may answer input_required, the others not', () => {
     expectTypeOf<Extract<RequestResult<'tools/call'>, InputRequiredResult>>().not.toBeNever();
     expectTypeOf<Extract<RequestResult<'prompts/get'>, InputRequiredResult>>().not.toBeNever();
