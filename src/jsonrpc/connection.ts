@@ -18,6 +18,23 @@ import type { MessageExtra, SendOptions, Transport } from './transport.js';
 export type Params = Record<string, unknown> | undefined;
 export type Result = Record<string, unknown>;
 
+/**
+ * What one request method takes and answers. A protocol layer describes the requests a side sends as a
+ * method-keyed map of these (MCP's is McpRequests in agentforge/mcp); this layer only carries the types.
+ */
+export interface RequestTypes {
+  params: Params;
+  result: Result;
+}
+
+/** Requests keyed by method. The default, any method with any params, is what an untyped connection sends. */
+export type RequestMap = Record<string, RequestTypes>;
+
+/** `request`'s arguments after the method: params may be left out when the method's params are optional. */
+export type RequestArguments<P extends Params> = undefined extends P
+  ? [params?: P, options?: RequestOptions]
+  : [params: P, options?: RequestOptions];
+
 export interface RequestOptions {
   signal?: AbortSignal;
   /** Per-request timeout; default the connection's (60 s). A progress report restarts it. */
@@ -32,7 +49,8 @@ export interface RequestOptions {
   relatedRequestId?: RequestId;
 }
 
-export interface RequestContext {
+/** An incoming request as its handler sees it; `Outgoing` types the requests it may send back to the peer. */
+export interface RequestContext<Outgoing extends RequestMap = RequestMap> {
   readonly id: RequestId;
   readonly method: string;
   /** Fires when the peer cancels the request or the connection closes. */
@@ -41,10 +59,17 @@ export interface RequestContext {
   /** Sends a notification tied to this request (progress, logs). */
   notify(method: string, params?: Params): Promise<void>;
   /** Sends a request to the peer tied to this request (sampling, elicitation, roots on a legacy session). */
-  request(method: string, params?: Params, options?: RequestOptions): Promise<Result>;
+  request<M extends keyof Outgoing & string>(
+    method: M,
+    ...args: RequestArguments<Outgoing[M]['params']>
+  ): Promise<Outgoing[M]['result']>;
 }
 
-export type RequestHandler = (params: Params, context: RequestContext) => Result | Promise<Result>;
+/** Incoming params stay `Params`: they are whatever the peer sent, for the handler to check. */
+export type RequestHandler<Outgoing extends RequestMap = RequestMap> = (
+  params: Params,
+  context: RequestContext<Outgoing>,
+) => Result | Promise<Result>;
 export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
 
 export interface ConnectionOptions {
@@ -69,23 +94,24 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * The JSON-RPC engine: owns request ids, the id -> pending table, timeouts, cancellation and dispatch of incoming
- * requests and notifications. Knows nothing of MCP beyond the hooks it is given.
+ * requests and notifications. Knows nothing of MCP beyond the hooks it is given. `Outgoing` types `request`
+ * (method, params, result) from a protocol's request map; results are the peer's and are not checked here.
  */
-export class Connection {
+export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #transport: Transport;
   readonly #hooks: ProtocolHooks;
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #incoming = new Map<RequestId, Incoming>();
-  readonly #requestHandlers = new Map<string, RequestHandler>();
+  readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
   readonly #signals = new SignalWatch((id, signal) => {
     const pending = this.#pending.get(id);
     if (pending) this.#cancelOutgoing(id, cancelledError(pending.method, signal.reason), signal.reason);
   });
-  #fallbackRequestHandler: ((method: string) => RequestHandler | undefined) | undefined;
+  #fallbackRequestHandler: ((method: string) => RequestHandler<Outgoing> | undefined) | undefined;
   #nextId = 1;
   #closed: LocalError | undefined;
   #closing: Promise<void> | undefined;
@@ -119,7 +145,7 @@ export class Connection {
     else this.#closeListeners.push(listener);
   }
 
-  setRequestHandler(method: string, handler: RequestHandler): void {
+  setRequestHandler(method: string, handler: RequestHandler<Outgoing>): void {
     this.#requestHandlers.set(method, handler);
   }
 
@@ -128,11 +154,18 @@ export class Connection {
   }
 
   /** Resolves handlers for methods not registered one by one (a server routing by its own table). */
-  setFallbackRequestHandler(resolve: (method: string) => RequestHandler | undefined): void {
+  setFallbackRequestHandler(resolve: (method: string) => RequestHandler<Outgoing> | undefined): void {
     this.#fallbackRequestHandler = resolve;
   }
 
-  request(method: string, params?: Params, options?: RequestOptions): Promise<Result> {
+  request<M extends keyof Outgoing & string>(
+    method: M,
+    ...[params, options]: RequestArguments<Outgoing[M]['params']>
+  ): Promise<Outgoing[M]['result']> {
+    return this.#send(method, params, options);
+  }
+
+  #send(method: string, params: Params, options: RequestOptions | undefined): Promise<Result> {
     if (this.#closed) return Promise.reject(this.#closed);
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(cancelledError(method, signal.reason));
@@ -326,7 +359,7 @@ export class Connection {
     }
     const incoming: Incoming = { controller: undefined, cancelled: false };
     this.#incoming.set(id, incoming);
-    const context = new IncomingContext(this, id, method, incoming, extra);
+    const context = new IncomingContext<Outgoing>(this, id, method, incoming, extra);
     let outcome: Result | Promise<Result>;
     try {
       outcome = handler(message.params, context);

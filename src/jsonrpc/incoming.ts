@@ -1,4 +1,4 @@
-import type { Connection, RequestContext } from './connection.js';
+import type { Connection, Params, RequestContext, RequestMap, RequestOptions } from './connection.js';
 import type { RequestId } from './messages.js';
 import type { MessageExtra } from './transport.js';
 
@@ -12,13 +12,13 @@ export interface Incoming {
  * The context of one incoming request. A class, not an object literal: on Node 20 a literal with a getter costs
  * about a microsecond to create. `notify` and `request` are own arrow functions so handlers may destructure them.
  */
-export class IncomingContext implements RequestContext {
+export class IncomingContext<Outgoing extends RequestMap = RequestMap> implements RequestContext<Outgoing> {
   readonly notify: RequestContext['notify'];
-  readonly request: RequestContext['request'];
+  readonly request: RequestContext<Outgoing>['request'];
   readonly #incoming: Incoming;
 
   constructor(
-    connection: Connection,
+    connection: Connection<Outgoing>,
     readonly id: RequestId,
     readonly method: string,
     incoming: Incoming,
@@ -26,8 +26,13 @@ export class IncomingContext implements RequestContext {
   ) {
     this.#incoming = incoming;
     this.notify = (notifyMethod, params) => connection.notify(notifyMethod, params, { relatedRequestId: id });
-    this.request = (requestMethod, params, options) =>
-      connection.request(requestMethod, params, { ...options, relatedRequestId: id });
+    // The untyped view of the same connection: the map's types were checked where `request` is called.
+    const untyped = connection as unknown as Connection;
+    this.request = ((requestMethod: string, params?: Params, options?: RequestOptions) =>
+      untyped.request(requestMethod, params, {
+        ...options,
+        relatedRequestId: id,
+      })) as RequestContext<Outgoing>['request'];
   }
 
   // Created on first use: most handlers never look at their signal.

@@ -44,21 +44,21 @@ export type NotificationName = (typeof Notification)[keyof typeof Notification];
 
 /** Requests that name one primitive; on 2026-07-28 HTTP the name travels in `Mcp-Name` too. */
 export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
+  [Method.ToolsCall]: 'name',
+  [Method.PromptsGet]: 'name',
+  [Method.ResourcesRead]: 'uri',
 };
 
 /** 2026-07-28 basic/patterns/mrtr: the only requests whose result may be `input_required`. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
-  'tools/call',
-  'prompts/get',
-  'resources/read',
+  Method.ToolsCall,
+  Method.PromptsGet,
+  Method.ResourcesRead,
 ]);
 
 /** The server-to-client requests an `InputRequest` may carry. */
 export const INPUT_REQUEST_METHODS: ReadonlySet<string> = new Set([
-  'sampling/createMessage',
-  'elicitation/create',
-  'roots/list',
+  Method.SamplingCreateMessage,
+  Method.ElicitationCreate,
+  Method.RootsList,
 ]);

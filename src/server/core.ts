@@ -24,7 +24,8 @@ export interface ToolDefinition {
   readonly config: ToolConfig;
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
-  readonly handler: ToolHandler<any>;
+  /** Called with the value its input schema validated: typed by that schema at registration. */
+  readonly handler: ToolHandler<unknown>;
 }
 
 export interface ResourceDefinition {

@@ -27,6 +27,7 @@ export type {
   CompletionContext,
   HandlerContext,
   InputOptions,
+  PromptArgs,
   PromptConfig,
   PromptHandler,
   ReadResourceContentsResult,
@@ -36,10 +37,16 @@ export type {
   ResourceTemplateConfig,
   ResourceTemplateHandler,
   SchemaInput,
+  SchemaValue,
   StandardSchema,
+  ToolArgs,
   ToolConfig,
   ToolHandler,
+  ToolResult,
+  ToolStructuredContent,
 } from './types.js';
+export type { FromJsonSchema } from '../mcp/json-schema-type.js';
+export type { InferInput, InferOutput, StandardSchemaV1 } from '../mcp/standard-schema.js';
 export {
   type FetchHandler,
   type FetchHandlerContext,

@@ -23,7 +23,7 @@ import type {
 } from './core.js';
 import { Collection, pick } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
-import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
+import { definePrompt, defineTool } from './define.js';
 import { CORE_ROUTES, RouteTable } from './routes.js';
 import { type ServerSeam, attachSeam } from './seam.js';
 import { HandshakeSession, type ServerSession } from './session.js';
@@ -32,6 +32,7 @@ import { DualEraChannel } from './stdio.js';
 import { type ListChange, ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
+  PromptArgs,
   PromptConfig,
   PromptHandler,
   RegisteredHandle,
@@ -39,8 +40,11 @@ import type {
   ResourceMetadata,
   ResourceTemplateConfig,
   ResourceTemplateHandler,
+  SchemaInput,
+  ToolArgs,
   ToolConfig,
   ToolHandler,
+  ToolStructuredContent,
 } from './types.js';
 
 export interface McpServerInfo {
@@ -136,10 +140,17 @@ export class McpServer {
     return this.#core.serverInfo;
   }
 
-  registerTool<Args = any>(
+  /**
+   * `args` is typed by `inputSchema` (a Standard Schema's output type, or what a JSON Schema literal describes)
+   * and `structuredContent` by `outputSchema`; see ToolArgs and ToolStructuredContent.
+   */
+  registerTool<
+    const Input extends SchemaInput | undefined = undefined,
+    const Output extends SchemaInput | undefined = undefined,
+  >(
     name: string,
-    config: ToolConfig,
-    handler: ToolHandler<Args>,
+    config: ToolConfig<Input, Output>,
+    handler: ToolHandler<ToolArgs<Input>, ToolStructuredContent<Output>>,
   ): RegisteredHandle<ToolConfig> {
     if (name.length === 0 || name.length > 128) throw new RangeError('tool names are 1 to 128 characters');
     if (!/^[A-Za-z0-9_.-]+$/.test(name))
@@ -189,11 +200,21 @@ export class McpServer {
     }));
   }
 
-  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredHandle<PromptConfig> {
-    const handle = this.#core.prompts.add(name, { config, handler }, 'prompt');
-    return adaptHandle(handle, (changes) => ({
-      config: { ...this.#core.prompts.find(name)?.config.config, ...changes },
-    }));
+  /** `args` is typed by `argsSchema` when there is one, else the strings prompts/get carries. */
+  registerPrompt<const ArgsSchema extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: PromptConfig<ArgsSchema>,
+    handler: PromptHandler<PromptArgs<ArgsSchema>>,
+  ): RegisteredHandle<PromptConfig> {
+    // The config as given, not as stored: arguments derived from an argsSchema are derived again on update.
+    let given: PromptConfig = config;
+    const handle = this.#core.prompts.add(name, definePrompt(name, given, handler), 'prompt');
+    return adaptHandle(handle, (changes: Partial<PromptConfig>) => {
+      const next = { ...given, ...changes };
+      const definition = definePrompt(name, next, handler); // throws on a bad argsSchema: nothing changes
+      given = next;
+      return definition;
+    });
   }
 
   /** Tells subscribers (legacy resources/subscribe, 2026-07-28 listen streams) that a resource changed. */
@@ -307,15 +328,6 @@ function serverSeam(server: McpServer, core: ServerCore, stateless: StatelessDis
     connect: (transport) => server.connect(transport),
     // The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks.
     toolInputSchema: (name) => core.tools.get(name)?.config.input.jsonSchema,
-  };
-}
-
-function defineTool(config: ToolConfig, handler: ToolHandler<any>): ToolDefinition {
-  return {
-    config,
-    input: config.inputSchema === undefined ? EMPTY_INPUT_SCHEMA : compileSchema(config.inputSchema, 'input'),
-    output: config.outputSchema === undefined ? undefined : compileSchema(config.outputSchema, 'output'),
-    handler,
   };
 }
 

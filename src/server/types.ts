@@ -5,22 +5,20 @@ import type {
   CacheScope,
   CallToolResult,
   ClientCapabilities,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
   GetPromptResult,
   Icon,
   Implementation,
   InputRequest,
   InputResponse,
   JSONObject,
-  ListRootsResult,
   LoggingLevel,
   PromptArgument,
   ReadResourceResult,
   ToolAnnotations,
 } from '../mcp/types.js';
+import type { FromJsonSchema } from '../mcp/json-schema-type.js';
+import type { RequestParams, RequestResult } from '../mcp/requests.js';
+import type { InferInput, InferOutput, StandardSchemaV1 } from '../mcp/standard-schema.js';
 import type { UriVariables } from '../mcp/uri-template.js';
 
 /** Caching hints (2026-07-28 server/utilities/caching), per server, tool, prompt or resource. */
@@ -30,25 +28,47 @@ export interface CacheHints {
 }
 
 /** A Standard Schema (https://standardschema.dev): zod 4, valibot, arktype... */
-export interface StandardSchema {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    validate(value: unknown): StandardResult | Promise<StandardResult>;
-    /** Standard JSON Schema: the vendor's own converter. */
-    readonly jsonSchema?: {
-      input?(options: { target: string }): unknown;
-      output?(options: { target: string }): unknown;
-    };
-  };
-}
-
-export type StandardResult =
-  | { readonly value: unknown; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<unknown> }> };
+export type StandardSchema = StandardSchemaV1;
 
 /** A plain JSON Schema object (2020-12 unless `$schema` names draft-07) or any Standard Schema. */
-export type SchemaInput = JSONObject | StandardSchema;
+export type SchemaInput = JSONObject | StandardSchemaV1;
+
+/**
+ * The value a schema describes: a Standard Schema's `types.output` (what validation hands the handler) or
+ * `types.input` (what the handler must produce, for an outputSchema), or the type a JSON Schema literal maps to.
+ */
+export type SchemaValue<Schema, Role extends 'input' | 'output'> = Schema extends StandardSchemaV1
+  ? Role extends 'input'
+    ? InferOutput<Schema>
+    : InferInput<Schema>
+  : FromJsonSchema<Schema>;
+
+/** An object type as is; anything else (`unknown` from a schema that is not a literal) becomes `Fallback`. */
+type ObjectOr<Value, Fallback> = unknown extends Value
+  ? Fallback
+  : [Value] extends [Record<string, unknown>]
+    ? Value
+    : Fallback;
+
+/** A tool's `args`: the type its inputSchema describes; `Record<string, unknown>` when nothing more is known. */
+export type ToolArgs<Input> = [Input] extends [undefined]
+  ? Record<string, unknown>
+  : ObjectOr<SchemaValue<Input, 'input'>, Record<string, unknown>>;
+
+/**
+ * A tool's `structuredContent`: the type its outputSchema describes; `undefined` (no constraint) when it has
+ * none or when the config's type leaves it open (a variable typed `ToolConfig`).
+ */
+export type ToolStructuredContent<Output> = [Output] extends [undefined]
+  ? undefined
+  : [SchemaInput] extends [Output]
+    ? undefined
+    : SchemaValue<Output, 'output'>;
+
+/** A prompt's `args`: the type its argsSchema describes, else the strings prompts/get carries. */
+export type PromptArgs<Schema> = [Schema] extends [undefined]
+  ? Record<string, string>
+  : ObjectOr<SchemaValue<Schema, 'input'>, Record<string, string>>;
 
 /** The caller, as the transport authenticated it (e.g. an OAuth access token's claims). */
 export type AuthInfo = unknown;
@@ -80,9 +100,15 @@ export interface HandlerContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends `notifications/message` when the level passes the client's threshold; otherwise a no-op. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  elicit(params: ElicitRequestParams, options?: InputOptions): Promise<ElicitResult>;
-  sample(params: CreateMessageRequestParams, options?: InputOptions): Promise<CreateMessageResult>;
-  listRoots(options?: InputOptions): Promise<ListRootsResult>;
+  elicit(
+    params: RequestParams<'elicitation/create'>,
+    options?: InputOptions,
+  ): Promise<RequestResult<'elicitation/create'>>;
+  sample(
+    params: RequestParams<'sampling/createMessage'>,
+    options?: InputOptions,
+  ): Promise<RequestResult<'sampling/createMessage'>>;
+  listRoots(options?: InputOptions): Promise<RequestResult<'roots/list'>>;
   /** Several inputs at once (one round on 2026-07-28, concurrent requests on a session). Keys are yours. */
   requestInput<K extends string>(requests: Record<K, InputRequest>): Promise<Record<K, InputResponse>>;
 }
@@ -92,16 +118,30 @@ export interface InputOptions {
   key?: string;
 }
 
-export type ToolHandler<Args = Record<string, unknown>> = (
+/**
+ * What a tool handler returns. With an outputSchema, `structuredContent` is required and typed by it, except on
+ * an error result (the server checks the same at runtime: server/tools "Output Schema").
+ */
+export type ToolResult<Structured = undefined> = [Structured] extends [undefined]
+  ? CallToolResult
+  : CallToolResult<Structured> &
+      ({ isError: true } | { isError?: false | undefined; structuredContent: Structured });
+
+export type ToolHandler<Args = Record<string, unknown>, Structured = undefined> = (
   args: Args,
   context: HandlerContext,
-) => CallToolResult | Promise<CallToolResult>;
+) => ToolResult<Structured> | Promise<ToolResult<Structured>>;
 
-export interface ToolConfig extends CacheHints {
+export interface ToolConfig<
+  Input extends SchemaInput | undefined = SchemaInput | undefined,
+  Output extends SchemaInput | undefined = SchemaInput | undefined,
+> extends CacheHints {
   title?: string;
   description?: string;
-  inputSchema?: SchemaInput;
-  outputSchema?: SchemaInput;
+  /** Types the handler's `args` (a Standard Schema, or a JSON Schema literal). */
+  inputSchema?: Input;
+  /** Types the handler's `structuredContent`, which the server validates against it. */
+  outputSchema?: Output;
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: JSONObject;
@@ -149,18 +189,25 @@ export interface ResourceTemplateConfig extends ResourceMetadata {
     | Promise<Array<{ uri: string; name: string } & ResourceMetadata>>;
 }
 
-export interface PromptConfig extends CacheHints {
+export interface PromptConfig<ArgsSchema extends SchemaInput | undefined = SchemaInput | undefined>
+  extends CacheHints {
   title?: string;
   description?: string;
+  /** Listed as given; when absent and `argsSchema` is set, derived from its properties. */
   arguments?: PromptArgument[];
+  /**
+   * Types the handler's `args` and validates prompts/get arguments (an object schema whose properties are
+   * strings, as prompt arguments are on the wire).
+   */
+  argsSchema?: ArgsSchema;
   icons?: Icon[];
   _meta?: JSONObject;
   /** Completion of argument values, by argument name. */
   complete?: Record<string, Completer>;
 }
 
-export type PromptHandler = (
-  args: Record<string, string>,
+export type PromptHandler<Args = Record<string, string>> = (
+  args: Args,
   context: HandlerContext,
 ) => GetPromptResult | Promise<GetPromptResult>;
 

@@ -22,7 +22,8 @@ function makeServer(options: McpServerOptions = {}): McpServer {
     },
     ({ a, b }: { a: number; b: number }) => ({
       content: [{ type: 'text', text: String(a + b) }],
-      structuredContent: a === 13 ? { total: 13 } : { sum: a + b },
+      // 13 breaks the outputSchema on purpose (the server must refuse it).
+      structuredContent: (a === 13 ? { total: 13 } : { sum: a + b }) as { sum: number },
     }),
   );
   return server;
