@@ -18,6 +18,7 @@ export {
   Notification,
   type NotificationName,
 } from './methods.js';
+export type { McpLocalErrorCode } from './local-errors.js';
 export { type ResultType, readResultType } from './result-type.js';
 export {
   type Era,

@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { LocalError } from '../../../jsonrpc/errors.js';
+import { LocalError } from '../../../mcp/local-errors.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
