@@ -1,6 +1,4 @@
 import type { Result } from '../jsonrpc/connection.js';
-import { RpcError } from '../jsonrpc/errors.js';
-import { McpErrorCode } from '../mcp/errors.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { Method } from '../mcp/methods.js';
 import type { Era } from '../mcp/revisions.js';
@@ -21,7 +19,6 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../mcp/types.js';
-import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import { ResultCache } from './cache.js';
 import { ClientCore } from './core.js';
@@ -143,16 +140,8 @@ export class McpClient {
     cursor: string | undefined,
     options: RequestOptionsLite,
   ): Promise<Result> {
-    const raw = await this.#cached(method, cursor === undefined ? undefined : { cursor }, options);
-    const result = checkListPage(raw, field, this.#core.serverName, method);
-    if (method !== Method.ToolsList || !this.#mirrorsToolHeaders()) return result;
-    // 2026-07-28 streamable-http: tools with invalid x-mcp-header declarations are excluded, with a warning.
-    return { ...result, tools: this.#core.toolHeaders.filter(result.tools as Tool[], this.#core.logger) };
-  }
-
-  #mirrorsToolHeaders(): boolean {
-    const transport = this.#core.link.transport;
-    return transport instanceof StreamableHttpClientTransport && transport.mode === 'stateless';
+    const result = await this.#cached(method, cursor === undefined ? undefined : { cursor }, options);
+    return checkListPage(result, field, this.#core.serverName, method);
   }
 
   listTools(options: RequestOptionsLite = {}): Promise<Tool[]> {
@@ -196,58 +185,11 @@ export class McpClient {
    * retried after a connection failure unless `options.retry` is set (a call may have side effects).
    */
   callTool(params: CallToolParams, options: CallOptions = {}): Promise<CallToolResult> {
-    try {
-      const body: Record<string, unknown> = { name: params.name };
-      if (params.arguments !== undefined) body.arguments = params.arguments;
-      if (
-        this.#mirrorsToolHeaders() &&
-        !this.#core.toolHeaders.has(params.name) &&
-        !this.#core.toolHeaders.known
-      ) {
-        return this.#learnHeadersThenCall(body, options);
-      }
-      // The common path: one promise chain, no async frame held per call in flight. Only a link that mirrors
-      // tool headers can see HeaderMismatch, so only it pays for the handler.
-      const sent = this.#core.request(Method.ToolsCall, body, options) as Promise<CallToolResult>;
-      if (!this.#mirrorsToolHeaders()) return sent;
-      return sent.catch((error: unknown) => this.#retryOnHeaderMismatch(error, body, options));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /**
-   * The Mcp-Param-* headers come from the tool's inputSchema: learn it before the first call, within the
-   * call's own time and cancellation.
-   */
-  async #learnHeadersThenCall(body: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    const listOptions: RequestOptionsLite = {};
-    if (options.signal) listOptions.signal = options.signal;
-    if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
-    await this.listTools(listOptions).catch(() => undefined);
-    try {
-      return (await this.#core.request(Method.ToolsCall, body, options)) as CallToolResult;
-    } catch (error) {
-      return this.#retryOnHeaderMismatch(error, body, options);
-    }
-  }
-
-  async #retryOnHeaderMismatch(
-    error: unknown,
-    body: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
-    if (
-      !(error instanceof RpcError) ||
-      error.code !== McpErrorCode.HeaderMismatch ||
-      !this.#mirrorsToolHeaders()
-    ) {
-      throw error;
-    }
-    // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
-    this.#core.cache?.invalidate(this.#core.key, Method.ToolsList);
-    await this.listTools();
-    return (await this.#core.request(Method.ToolsCall, body, options)) as CallToolResult;
+    const body: Record<string, unknown> = { name: params.name };
+    if (params.arguments !== undefined) body.arguments = params.arguments;
+    // The common path: one promise chain, no async frame held per call in flight. The result's shape is
+    // checked in the pipeline (src/client/request-options.ts, ResultChecks).
+    return this.#core.request(Method.ToolsCall, body, options) as Promise<CallToolResult>;
   }
 
   async readResource(params: { uri: string }, options: CallOptions = {}): Promise<ReadResourceResult> {

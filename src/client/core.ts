@@ -33,7 +33,6 @@ import { type EraCache, defaultEraCache } from './server-caches.js';
 import { connectLink } from './establish.js';
 import { StatelessCodec } from './stateless.js';
 import { SubscriptionManager } from './subscriptions.js';
-import { ToolHeaderRegistry } from './tool-headers.js';
 import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.0' };
@@ -43,7 +42,6 @@ export class ClientCore implements PipelineHost {
   readonly events = new ClientEventEmitter((name) => {
     if (LIST_CHANGE_EVENTS.has(name)) this.listChanges.update();
   });
-  readonly toolHeaders = new ToolHeaderRegistry();
   readonly cache: ResultCache | undefined;
   readonly subscriptions: SubscriptionManager;
   readonly listChanges: ListChangeWatcher;

@@ -10,7 +10,6 @@ import { httpStatusOf, unwrapError } from './failures.js';
 import { type Link, createLink, createTransport } from './link.js';
 import { type HttpKind, defaultTransportKindCache } from './server-caches.js';
 import type { StatelessCodec } from './stateless.js';
-import type { ToolHeaderRegistry } from './tool-headers.js';
 import type { ClientOptions, ConnectTarget } from './types.js';
 
 export interface EstablishHost {
@@ -18,7 +17,6 @@ export interface EstablishHost {
   readonly options: ClientOptions;
   readonly logger: Logger;
   readonly key: string;
-  readonly toolHeaders: ToolHeaderRegistry;
 }
 
 export interface Established {
@@ -72,7 +70,7 @@ async function connectWith(
   wire: (link: Link) => void,
 ): Promise<Established> {
   const { options } = host;
-  const created = createTransport(host.target, kind, options, host.logger, host.toolHeaders);
+  const created = createTransport(host.target, kind, options, host.logger);
   const link = createLink(created.transport, created.kind, host.key, options);
   wire(link);
   const signal = options.signal;

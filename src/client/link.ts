@@ -10,7 +10,6 @@ import { SseClientTransport } from '../transports/http/client/sse.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
-import type { ToolHeaderRegistry } from './tool-headers.js';
 import type { ClientOptions, ConnectTarget, StdioTarget } from './types.js';
 
 const UNCANCELLABLE = new Set(['initialize', 'server/discover']);
@@ -109,7 +108,6 @@ export function createTransport(
   kind: 'streamable-http' | 'sse' | undefined,
   options: ClientOptions,
   logger: Logger,
-  toolHeaders: ToolHeaderRegistry,
 ): { transport: Transport; kind: LinkKind } {
   if (isStdioTarget(target)) {
     const transport = new StdioClientTransport(target, {
@@ -125,11 +123,7 @@ export function createTransport(
       logger,
     };
     if (kind === 'sse') return { transport: new SseClientTransport(target, common), kind: 'sse' };
-    const transport = new StreamableHttpClientTransport(target, {
-      ...common,
-      requestHeaders: (message) => toolHeaders.headersFor(message),
-    });
-    return { transport, kind: 'streamable-http' };
+    return { transport: new StreamableHttpClientTransport(target, common), kind: 'streamable-http' };
   }
   if (isTransport(target)) return { transport: target, kind: 'custom' };
   throw new TypeError('connect target must be a stdio command, an HTTP URL or a Transport');

@@ -130,7 +130,7 @@ describe('results checked by shape', () => {
   });
 
   it('a server/discover result with a malformed serverInfo fails the connect', async () => {
-    const server = await startRawServer((req, res, body) => {
+    const server = await startRawServer((_req, res, body) => {
       const message = JSON.parse(body);
       json(res, 200, { jsonrpc: '2.0', id: message.id, result: discoverResult({ serverInfo: 5 }) });
     });
@@ -139,7 +139,7 @@ describe('results checked by shape', () => {
   });
 
   it('an initialize result whose capabilities are not an object fails the connect', async () => {
-    const server = await startRawServer((req, res, body) => {
+    const server = await startRawServer((_req, res, body) => {
       const message = JSON.parse(body);
       if (message.id === undefined) return res.writeHead(202).end();
       const result = {

@@ -12,6 +12,7 @@ import { encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
 import { HttpStatusError } from './errors.js';
 import type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -55,6 +56,7 @@ export class StreamableHttpClientTransport implements Transport {
   #getStreamRunning = false;
   #eventStreamOpened: Promise<boolean> | undefined;
   #closed = false;
+  readonly #toolHeaders: ToolHeaderMirror;
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
@@ -64,6 +66,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#logger = options.logger ?? silentLogger;
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#retryMs = options.defaultRetryMs ?? 1000;
+    this.#toolHeaders = new ToolHeaderMirror(this.#logger);
   }
 
   get sessionId(): string | undefined {
@@ -130,13 +133,41 @@ export class StreamableHttpClientTransport implements Transport {
     const nameKey = NAMED_METHODS[message.method];
     const name = nameKey === undefined ? undefined : params?.[nameKey];
     if (typeof name === 'string') headers[Header.Name] = encodeHeaderValue(name);
-    if ('id' in message) Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    if ('id' in message) {
+      Object.assign(headers, this.#toolHeaders.registry.headersFor(message as JSONRPCRequest));
+      Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    }
     return headers;
   }
 
   async #sendRequest(message: JSONRPCRequest): Promise<void> {
     const active = new ActiveRequest();
     this.#active.set(message.id, active);
+    const mirrors = this.mode === 'stateless';
+    if (mirrors && this.#toolHeaders.sending(message)) {
+      // Within the call's own time and cancellation: a cancelled call stops waiting for the list.
+      await Promise.race([
+        this.#toolHeaders.learn(message, (list) => this.#sendRequest(list)).catch(() => undefined),
+        new Promise<void>((resolve) => active.signal.addEventListener('abort', () => resolve())),
+      ]);
+      if (active.aborted) return;
+    }
+    let resend = false;
+    try {
+      await this.#post(message, active);
+    } finally {
+      this.#active.delete(message.id);
+      resend = mirrors && this.#toolHeaders.takeMismatch(message.id);
+      if (mirrors && !resend) this.#toolHeaders.done(message.id);
+    }
+    if (resend) {
+      // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
+      await this.#toolHeaders.learn(message, (list) => this.#sendRequest(list)).catch(() => undefined);
+      await this.#sendRequest(message);
+    }
+  }
+
+  async #post(message: JSONRPCRequest, active: ActiveRequest): Promise<void> {
     const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
     const sentSession = headers[Header.SessionId] as string | undefined;
@@ -154,8 +185,6 @@ export class StreamableHttpClientTransport implements Transport {
     } catch (error) {
       if (active.aborted) return;
       throw error;
-    } finally {
-      this.#active.delete(message.id);
     }
   }
 
@@ -191,7 +220,7 @@ export class StreamableHttpClientTransport implements Transport {
     // to fall back (2026-07-28 streamable-http: Backward Compatibility).
     const error = status === 405 ? undefined : parseErrorResponse(body, message.id);
     if (error) {
-      this.onmessage?.(error);
+      this.#deliver(error);
       return;
     }
     throw new HttpStatusError(status, body, { method: message.method });
@@ -235,7 +264,7 @@ export class StreamableHttpClientTransport implements Transport {
         if (event.data.trim() === '') return;
         const value = this.#parse(event.data);
         if (value === undefined) return;
-        this.onmessage?.(value);
+        this.#deliver(value);
         if (id !== undefined && isResponseTo(value, id)) {
           state.answered = true;
           // The answer is in; a stream that lingers (a resumed GET) is not ours to keep.
@@ -394,11 +423,18 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** Every message from the server passes here: header mirroring reads tools/list and HeaderMismatch. */
+  #deliver(message: unknown): void {
+    const delivered =
+      this.mode === 'stateless' ? this.#toolHeaders.received(message as JSONRPCMessage) : message;
+    if (delivered !== undefined) this.onmessage?.(delivered);
+  }
+
   #deliverText(text: string): void {
     const value = this.#parse(text);
     if (value === undefined) return;
-    if (Array.isArray(value)) for (const item of value) this.onmessage?.(item);
-    else this.onmessage?.(value);
+    if (Array.isArray(value)) for (const item of value) this.#deliver(item);
+    else this.#deliver(value);
   }
 
   #parse(text: string): unknown {
