@@ -5,6 +5,7 @@
  */
 import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
+import { Method } from '../mcp/methods.js';
 import type { CallToolResult, Implementation, ServerCapabilities } from '../mcp/types.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -29,15 +30,15 @@ export function checkListPage(result: Result, field: string, server: string, met
 
 /** tools/call: `content` is an array of content blocks (objects with a string `type`). */
 export function checkCallToolResult(result: Result, server: string): CallToolResult {
-  if (!isObject(result)) throw malformed(server, 'tools/call', 'a result that is not an object');
+  if (!isObject(result)) throw malformed(server, Method.ToolsCall, 'a result that is not an object');
   const content = result.content;
-  if (!Array.isArray(content)) throw malformed(server, 'tools/call', 'no "content" array');
+  if (!Array.isArray(content)) throw malformed(server, Method.ToolsCall, 'no "content" array');
   for (const block of content) {
     if (!isObject(block) || typeof block.type !== 'string')
-      throw malformed(server, 'tools/call', 'a content block without a string "type"');
+      throw malformed(server, Method.ToolsCall, 'a content block without a string "type"');
   }
   if (result.isError !== undefined && typeof result.isError !== 'boolean')
-    throw malformed(server, 'tools/call', 'an "isError" that is not a boolean');
+    throw malformed(server, Method.ToolsCall, 'an "isError" that is not a boolean');
   return result as unknown as CallToolResult;
 }
 

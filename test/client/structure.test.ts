@@ -91,6 +91,36 @@ describe('request middleware', () => {
     expect(order).toEqual(['a', 'b']);
     expect(server.seen.some((request) => request.message.method === 'tools/list')).toBe(false);
   });
+  it('sees every round of an input_required exchange, each with its inputResponses', async () => {
+    const server = await serve((message, res) => {
+      if (message.method !== 'tools/call')
+        return json(res, 200, complete(message.id, { tools: [{ name: 'ask', inputSchema: {} }] }));
+      if (message.params.inputResponses === undefined) {
+        const inputRequests = {
+          confirm: {
+            method: 'elicitation/create',
+            params: { message: 'Sure?', requestedSchema: { type: 'object' } },
+          },
+        };
+        const result = { resultType: 'input_required', requestState: 'r1', inputRequests };
+        return json(res, 200, { jsonrpc: '2.0', id: message.id, result });
+      }
+      json(res, 200, complete(message.id, { content: [{ type: 'text', text: 'confirmed' }] }));
+    });
+    const rounds: string[] = [];
+    const record: ClientMiddleware = async (context, next) => {
+      if (!context.connecting)
+        rounds.push(Object.keys(context.params?.inputResponses ?? {}).join(',') || 'first');
+      return next(context);
+    };
+    const client = await connect(server.url, {
+      middleware: [record],
+      handlers: { elicitation: () => ({ action: 'accept', content: {} }) },
+    });
+    const result = await client.callTool({ name: 'ask' });
+    expect(result.content).toEqual([{ type: 'text', text: 'confirmed' }]);
+    expect(rounds).toEqual(['first', 'confirm']);
+  });
 });
 
 describe('results checked by shape', () => {
