@@ -88,6 +88,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   cancelRequest(id: RequestId): boolean {
+    // A call still waiting for the tools/list that precedes it is never sent.
+    if (this.#toolHeaders.cancel(id)) return true;
     const active = this.#active.get(id);
     if (!active) return false;
     active.abort(new LocalError('cancelled', 'request cancelled'));
@@ -140,34 +142,17 @@ export class StreamableHttpClientTransport implements Transport {
     return headers;
   }
 
-  async #sendRequest(message: JSONRPCRequest): Promise<void> {
-    const active = new ActiveRequest();
-    this.#active.set(message.id, active);
-    const mirrors = this.mode === 'stateless';
-    if (mirrors && this.#toolHeaders.sending(message)) {
-      // Within the call's own time and cancellation: a cancelled call stops waiting for the list.
-      await Promise.race([
-        this.#toolHeaders.learn(message, (list) => this.#sendRequest(list)).catch(() => undefined),
-        new Promise<void>((resolve) => active.signal.addEventListener('abort', () => resolve())),
-      ]);
-      if (active.aborted) return;
+  #sendRequest(message: JSONRPCRequest): Promise<void> {
+    // Only tools/list and tools/call take part in header mirroring; every other request goes straight out.
+    if (this.mode === 'stateless' && this.#toolHeaders.mirrors(message)) {
+      return this.#toolHeaders.send(message, (request) => this.#postRequest(request));
     }
-    let resend = false;
-    try {
-      await this.#post(message, active);
-    } finally {
-      this.#active.delete(message.id);
-      resend = mirrors && this.#toolHeaders.takeMismatch(message.id);
-      if (mirrors && !resend) this.#toolHeaders.done(message.id);
-    }
-    if (resend) {
-      // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
-      await this.#toolHeaders.learn(message, (list) => this.#sendRequest(list)).catch(() => undefined);
-      await this.#sendRequest(message);
-    }
+    return this.#postRequest(message);
   }
 
-  async #post(message: JSONRPCRequest, active: ActiveRequest): Promise<void> {
+  async #postRequest(message: JSONRPCRequest): Promise<void> {
+    const active = new ActiveRequest();
+    this.#active.set(message.id, active);
     const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
     const sentSession = headers[Header.SessionId] as string | undefined;
@@ -185,6 +170,8 @@ export class StreamableHttpClientTransport implements Transport {
     } catch (error) {
       if (active.aborted) return;
       throw error;
+    } finally {
+      this.#active.delete(message.id);
     }
   }
 

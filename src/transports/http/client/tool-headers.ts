@@ -84,31 +84,84 @@ export class ToolHeaderMirror {
   readonly #logger: Logger;
   /** Outstanding tools/list requests (the client's and the transport's own). */
   readonly #lists = new Set<RequestId>();
-  /** Outstanding tools/call requests, and those already sent again after a HeaderMismatch. */
+  /** Outstanding tools/call requests, those answered HeaderMismatch, and those sent again after one. */
   readonly #calls = new Set<RequestId>();
   readonly #resent = new Set<RequestId>();
   readonly #mismatched = new Set<RequestId>();
   readonly #own = new Map<RequestId, Deferred<JSONRPCMessage>>();
+  /** Calls waiting for the tools/list before them; resolved with false when cancelled. */
+  readonly #waiting = new Map<RequestId, Deferred<boolean>>();
   #ownIds = 0;
 
   constructor(logger: Logger) {
     this.#logger = logger;
   }
 
-  /** Notes an outgoing request; true when it is a call to a tool not learned yet (list first). */
-  sending(message: JSONRPCRequest): boolean {
-    if (message.method === Method.ToolsList) this.#lists.add(message.id);
-    if (message.method !== Method.ToolsCall) return false;
-    this.#calls.add(message.id);
-    const name = message.params?.name;
-    return !this.registry.known && !(typeof name === 'string' && this.registry.has(name));
+  /** Whether `message` takes part: a tools/list (its response is read) or a tools/call (headers). */
+  mirrors(message: JSONRPCRequest): boolean {
+    return message.method === Method.ToolsList || message.method === Method.ToolsCall;
   }
 
-  /** A request is over (answered, failed or cancelled). */
-  done(id: RequestId): void {
-    this.#lists.delete(id);
-    this.#calls.delete(id);
-    this.#resent.delete(id);
+  /**
+   * Sends a tools/list or tools/call through `post`: a call to a tool not learned yet waits for a tools/list
+   * of the transport's own (within the call's cancellation), and a call answered HeaderMismatch is sent once
+   * more after a fresh list.
+   */
+  async send(message: JSONRPCRequest, post: (message: JSONRPCRequest) => Promise<void>): Promise<void> {
+    const { id } = message;
+    if (message.method === Method.ToolsList) {
+      this.#lists.add(id);
+      try {
+        return await post(message);
+      } finally {
+        this.#lists.delete(id);
+      }
+    }
+    this.#calls.add(id);
+    try {
+      if (!this.#knows(message) && !(await this.#learnFirst(message, post))) return;
+      await post(message);
+      if (!this.#mismatched.delete(id)) return;
+      // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
+      this.#resent.add(id);
+      await this.learn(message, post).catch(() => undefined);
+      await post(message);
+    } finally {
+      this.#calls.delete(id);
+      this.#resent.delete(id);
+      this.#mismatched.delete(id);
+    }
+  }
+
+  /** Ends the wait of a call not sent yet (the caller cancelled it); false if there is none. */
+  cancel(id: RequestId): boolean {
+    const waiting = this.#waiting.get(id);
+    if (!waiting) return false;
+    waiting.resolve(false);
+    return true;
+  }
+
+  #knows(call: JSONRPCRequest): boolean {
+    const name = call.params?.name;
+    return this.registry.known || (typeof name === 'string' && this.registry.has(name));
+  }
+
+  /** Lists tools before the call; false when the call was cancelled meanwhile. */
+  async #learnFirst(
+    call: JSONRPCRequest,
+    post: (message: JSONRPCRequest) => Promise<void>,
+  ): Promise<boolean> {
+    const waiting = deferred<boolean>();
+    this.#waiting.set(call.id, waiting);
+    try {
+      const learned = this.learn(call, post).then(
+        () => true,
+        () => true,
+      );
+      return await Promise.race([learned, waiting.promise]);
+    } finally {
+      this.#waiting.delete(call.id);
+    }
   }
 
   /** An incoming message: what to deliver (a filtered tools/list), or `undefined` to hold it back. */
@@ -128,13 +181,6 @@ export class ToolHeaderMirror {
       return undefined;
     }
     return message;
-  }
-
-  /** Whether the call `id` was answered HeaderMismatch and should be sent once more (once). */
-  takeMismatch(id: RequestId): boolean {
-    if (!this.#mismatched.delete(id)) return false;
-    this.#resent.add(id);
-    return true;
   }
 
   /**
