@@ -4,6 +4,7 @@
  * dead server and renewing an expired session live here; what differs between eras lives in the codec.
  */
 import type { Result } from '../jsonrpc/connection.js';
+import type { RequestId } from '../jsonrpc/messages.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/revisions.js';
 import type { Implementation } from '../mcp/types.js';
@@ -12,7 +13,7 @@ import { delay } from '../util/abort.js';
 import { type Next, compose } from '../util/compose.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ResultCache } from './cache.js';
-import type { ClientEraCodec } from './codec.js';
+import type { ClientEraCodec, WireRequestOptions } from './codec.js';
 import { type NegotiateOptions, type ServerState, initialize } from './era.js';
 import { ClientEventEmitter } from './events.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
@@ -77,6 +78,18 @@ export class ClientCore implements PipelineHost {
       codec: () => this.codec,
       state: () => this.state,
       ackTimeoutMs: options.initializeTimeoutMs ?? 30_000,
+      send: (method, params, requestOptions, sent) =>
+        this.#connectRequest({
+          kind: 'request',
+          method,
+          params,
+          options: requestOptions,
+          link: this.link,
+          codec: this.codec,
+          idempotent: false,
+          connecting: false,
+          sent,
+        } as DirectRequestContext),
     });
     this.listChanges = new ListChangeWatcher({
       events: this.events,
@@ -107,7 +120,7 @@ export class ClientCore implements PipelineHost {
       retryAfterLinkFailure(this),
     ];
     this.#request = compose(layers, send, { repeatableNext: true });
-    this.#connectRequest = compose(user, sendWhileConnecting, { repeatableNext: true });
+    this.#connectRequest = compose(user, sendDirect, { repeatableNext: true });
   }
 
   get link(): Link {
@@ -310,16 +323,25 @@ export class ClientCore implements PipelineHost {
   }
 }
 
-/** Connect-time requests: the codec's envelope with the given timeout; notifications resolve once sent. */
-function sendWhileConnecting(context: ClientRequestContext): Promise<Result> {
+/** A request sent outside the pipeline's own layers (connecting, subscriptions); `sent` hears its id. */
+interface DirectRequestContext extends ClientRequestContext {
+  readonly sent?: ((id: RequestId | undefined) => void) | undefined;
+}
+
+/**
+ * Connect-time and subscription requests: the codec's envelope with only the caller's signal and timeout (no
+ * client defaults, no trace); notifications resolve once sent.
+ */
+function sendDirect(context: DirectRequestContext): Promise<Result> {
   const { connection } = context.link;
   if (context.kind === 'notification')
     return connection.notify(context.method, context.params).then(() => SENT, rethrowUnwrapped);
-  const { timeoutMs } = context.options;
-  return context.codec.send(
-    connection,
-    context.method,
-    context.params,
-    timeoutMs === undefined ? {} : { timeoutMs },
-  );
+  const { timeoutMs, signal } = context.options;
+  const options: WireRequestOptions = {};
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (signal !== undefined) options.signal = signal;
+  const answer = context.codec.send(connection, context.method, context.params, options);
+  // Connection.request hands the message to the transport synchronously: the last id sent is this one's.
+  context.sent?.(context.link.lastRequestId());
+  return answer;
 }

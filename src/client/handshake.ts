@@ -64,7 +64,7 @@ const pushedWire: SubscriptionWire = {
     if (uris.length > 0 && capabilities.resources?.subscribe !== true) {
       throw new LocalError('protocol_error', 'the server does not support resource subscriptions');
     }
-    for (const uri of uris) await link.connection.request(Method.ResourcesSubscribe, { uri });
+    for (const uri of uris) await host.send(Method.ResourcesSubscribe, { uri }, {});
     // Handshake-era HTTP delivers pushed notifications on the GET stream: wait until it is open, but not longer
     // than an acknowledgement may take (a server that never answers the GET must not hang subscribe).
     if (link.transport instanceof StreamableHttpClientTransport) {
@@ -85,10 +85,8 @@ const pushedWire: SubscriptionWire = {
 
   async close(active: ActiveSubscription, host: WireHost): Promise<void> {
     const stillWanted = host.stillWanted();
-    const connection = host.link().connection;
     for (const uri of active.filter.resourceSubscriptions ?? []) {
-      if (!stillWanted.has(uri))
-        await connection.request(Method.ResourcesUnsubscribe, { uri }).catch(() => {});
+      if (!stillWanted.has(uri)) await host.send(Method.ResourcesUnsubscribe, { uri }, {}).catch(() => {});
     }
   },
 };

@@ -31,16 +31,16 @@ async function listen(active: ActiveSubscription, host: WireHost): Promise<void>
   const link = host.link();
   active.controller = new AbortController();
   active.ack = deferred<SubscriptionFilter>();
-  const request = host
-    .codec()
-    .send(
-      link.connection,
-      Method.SubscriptionsListen,
-      { notifications: active.filter },
-      { signal: active.controller.signal, timeoutMs: Number.POSITIVE_INFINITY },
-    );
-  // Connection.request sends synchronously: the id just sent is this listen's, which its notifications name.
-  active.id = link.lastRequestId();
+  active.id = undefined;
+  const request = host.send(
+    Method.SubscriptionsListen,
+    { notifications: active.filter },
+    { signal: active.controller.signal, timeoutMs: Number.POSITIVE_INFINITY },
+    // The id this listen went out with, which its acknowledgement and notifications name.
+    (id) => {
+      active.id = id;
+    },
+  );
   // The response ends the subscription (graceful closure); an error before the ack fails the subscribe.
   request.then(
     () => host.end(active),

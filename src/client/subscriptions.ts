@@ -3,6 +3,7 @@
  * a restart) lives here; how a subscription travels is the era codec's `subscriptions` wire (subscriptions/listen
  * in src/client/listen.ts, resources/subscribe plus pushed notifications in src/client/handshake.ts).
  */
+import type { Result } from '../jsonrpc/connection.js';
 import type { RequestId } from '../jsonrpc/messages.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Notification } from '../mcp/methods.js';
@@ -32,6 +33,16 @@ export interface SubscriptionHost {
   codec(): ClientEraCodec;
   state(): ServerState;
   ackTimeoutMs: number;
+  /**
+   * Sends one request of a subscription on the current link, through the client's middleware; `sent` hears
+   * the id it went out with (a listen stream's notifications name it).
+   */
+  send(
+    method: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+    sent?: (id: RequestId | undefined) => void,
+  ): Promise<Result>;
 }
 
 /** What an era's wire needs from the manager: the host, and a way to end a subscription. */
@@ -90,6 +101,7 @@ export class SubscriptionManager {
       codec: () => host.codec(),
       state: () => host.state(),
       ackTimeoutMs: host.ackTimeoutMs,
+      send: (method, params, options, sent) => host.send(method, params, options, sent),
       end: (active) => this.#end(active),
       stillWanted: () => new Set([...this.#active].flatMap((a) => a.filter.resourceSubscriptions ?? [])),
     };

@@ -193,7 +193,16 @@ describe('list changes from the client', () => {
   ])('%s era: a toolsListChanged listener gets the server’s changes without subscribe()', async (era, script) => {
     const fixture = await startHttpFixture(script, 'http');
     onTestFinished(() => fixture.close());
-    const client = await McpClient.connect(fixture.url, { ...freshCaches(), handlers: acceptingHandlers() });
+    const methods: string[] = [];
+    const record: ClientMiddleware = async (context, next) => {
+      methods.push(context.method);
+      return next(context);
+    };
+    const client = await McpClient.connect(fixture.url, {
+      ...freshCaches(),
+      handlers: acceptingHandlers(),
+      middleware: [record],
+    });
     onTestFinished(() => client.close());
     expect(client.era).toBe(era);
     let events = 0;
@@ -202,6 +211,8 @@ describe('list changes from the client', () => {
     fixture.command('tools-changed');
     await waitFor(() => events > 0);
     expect(events).toBe(1);
+    // The stream is a request like any other: the user's middleware (an OAuth layer) sees it too.
+    expect(methods.includes('subscriptions/listen')).toBe(era === 'stateless');
   });
 });
 
