@@ -61,3 +61,62 @@ describe('architecture', () => {
     expect([...layers].filter((layer) => !(layer in allowed))).toEqual([]);
   });
 });
+
+/**
+ * STYLE.md: one codec per protocol era behind one interface, instead of `if (legacy)` scattered through the
+ * code. A comparison with an era's name (`era === 'stateless'`, `eraOf(v) !== 'handshake'`, `case 'stateless'`,
+ * `switch (x.era)`) may appear only in the files below: the codecs, negotiation, the revision table, and the
+ * HTTP transports, whose two modes are the two eras' wire rules.
+ */
+const ERA_BRANCH =
+  /[!=]==?\s*'(?:stateless|handshake)'|'(?:stateless|handshake)'\s*[!=]==?|case\s+'(?:stateless|handshake)'|switch\s*\([^)]*\bera\)/;
+
+const ERA_BRANCHES_ALLOWED: Record<string, string> = {
+  'client/era.ts': 'negotiation: chooses the codec',
+  'server/codec.ts': "the server's per-revision codec",
+  'server/stateless.ts': "the server's stateless-era request reading",
+  'server/operations.ts':
+    'MissingRequiredClientCapability is a stateless-era error (server dispatch, being rewritten)',
+  'mcp/revisions.ts': 'the revision table that defines the eras',
+  'transports/http/client/streamable.ts': "the transport's session and stateless modes",
+  'transports/http/server/handler.ts': 'the HTTP endpoint routes a request by its revision header',
+  'transports/http/server/validate.ts': 'stateless-era header validation',
+  'conformance/server-fixture-input.ts': 'a conformance fixture reporting which era it saw',
+  'conformance/client-fixture.ts': 'a conformance fixture choosing a pinned revision from its scenario',
+};
+
+/** The lines of `text` (comments aside) that branch on an era. */
+function eraBranches(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\/\/.*$/, ''))
+    .filter((line) => !/^\s*\*/.test(line) && ERA_BRANCH.test(line))
+    .map((line) => line.trim());
+}
+
+describe('era branches', () => {
+  it('are recognised in their usual spellings, and era values that are data are not', () => {
+    expect(eraBranches("if (client.era === 'stateless') return listen();")).toHaveLength(1);
+    expect(eraBranches("const ping = state.era !== 'handshake' ? discover : ping;")).toHaveLength(1);
+    expect(eraBranches("if (eraOf(version) === 'handshake') initialize();")).toHaveLength(1);
+    expect(eraBranches("switch (state.era) {\n  case 'stateless':\n    break;\n}")).toHaveLength(2);
+    expect(eraBranches("return { era: 'stateless', protocolVersion };")).toEqual([]);
+    expect(eraBranches('...(s.era === undefined ? {} : { era: s.era }),')).toEqual([]);
+    expect(eraBranches("// the era === 'stateless' case is the codec's")).toEqual([]);
+  });
+
+  const found = new Map<string, string[]>();
+  for (const file of files(src)) {
+    const branches = eraBranches(readFileSync(file, 'utf8'));
+    if (branches.length > 0) found.set(relative(src, file), branches);
+  }
+
+  it('appear only in the codecs, negotiation and the transports', () => {
+    const outside = [...found].filter(([file]) => !(file in ERA_BRANCHES_ALLOWED));
+    expect(outside).toEqual([]);
+  });
+
+  it('the allow-list names no file that no longer branches', () => {
+    expect(Object.keys(ERA_BRANCHES_ALLOWED).filter((file) => !found.has(file))).toEqual([]);
+  });
+});

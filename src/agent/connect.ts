@@ -1,8 +1,8 @@
 /**
  * The default `Connector`: one `McpClient` per server config. Stdio targets spawn the server; URL targets use
  * Streamable HTTP, legacy HTTP+SSE, or detection (Streamable HTTP first, then the SSE fallback the spec
- * describes) as the config's `type` says. List-changed notifications and the connection closing are passed
- * to the host, which applies them between turns.
+ * describes) as the config's `type` says. List-changed events (of the lists the host exposes) and the
+ * connection closing are passed to the host, which applies them between turns.
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
@@ -48,21 +48,14 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     await client.close();
     throw context.signal.reason;
   }
-  for (const event of FORWARDED) client.on(event, () => context.onEvent(event));
-  // 2026-07-28 basic/patterns/subscriptions: stateless servers push list changes only on a listen stream.
-  const capabilities = client.serverCapabilities ?? {};
-  if (client.era === 'stateless') {
-    const filter = {
-      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
-      ...(capabilities.resources?.listChanged && config.expose.resources
-        ? { resourcesListChanged: true }
-        : {}),
-      ...(capabilities.prompts?.listChanged && config.expose.prompts ? { promptsListChanged: true } : {}),
-    };
-    if (Object.keys(filter).length > 0) {
-      // Best effort: without the stream the server still works, its lists just refresh on reconnection.
-      await client.subscribe(filter, () => undefined).catch(() => undefined);
-    }
-  }
+  // The client delivers list changes in every era (a subscriptions/listen stream of its own where the server
+  // pushes nothing unasked); only the lists the host exposes are asked for.
+  const forwarded = FORWARDED.filter(
+    (event) =>
+      (event !== 'resourcesListChanged' || config.expose.resources) &&
+      (event !== 'promptsListChanged' || config.expose.prompts),
+  );
+  for (const event of forwarded) client.on(event, () => context.onEvent(event));
+  await client.listChangesReady();
   return client;
 };

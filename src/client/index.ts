@@ -1,6 +1,17 @@
 export { CACHEABLE_METHODS, ResultCache, type ResultCacheOptions } from './cache.js';
 export { type CallToolParams, McpClient } from './client.js';
-export { type ServerState, cachedEra, forgetEra } from './era.js';
+export type { ClientEraCodec, WireRequestOptions } from './codec.js';
+export type { ServerState } from './era.js';
+export type { Link, LinkKind } from './link.js';
+export type { ClientMiddleware, ClientRequestContext } from './pipeline.js';
+export {
+  type CachedEra,
+  EraCache,
+  type HttpKind,
+  TransportKindCache,
+  defaultEraCache,
+  defaultTransportKindCache,
+} from './server-caches.js';
 export {
   ClientEventEmitter,
   type ClientEventListener,

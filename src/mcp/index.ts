@@ -50,6 +50,7 @@ export {
   type SetLevelRequestParams,
   type SubscriptionsListenRequestParams,
 } from './requests.js';
+export type { McpLocalErrorCode } from './local-errors.js';
 export { type ResultType, readResultType } from './result-type.js';
 export {
   type Era,

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError } from '../../mcp/local-errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';

@@ -12,7 +12,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { type EventSourceMessage, createParser } from 'eventsource-parser';
-import { LocalError } from '../../../jsonrpc/errors.js';
+import { LocalError } from '../../../mcp/local-errors.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { LocalError } from '../../../jsonrpc/errors.js';
+import { LocalError } from '../../../mcp/local-errors.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
@@ -12,6 +12,7 @@ import { encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
 import { HttpStatusError } from './errors.js';
 import type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -55,6 +56,7 @@ export class StreamableHttpClientTransport implements Transport {
   #getStreamRunning = false;
   #eventStreamOpened: Promise<boolean> | undefined;
   #closed = false;
+  readonly #toolHeaders: ToolHeaderMirror;
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
@@ -64,6 +66,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#logger = options.logger ?? silentLogger;
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#retryMs = options.defaultRetryMs ?? 1000;
+    this.#toolHeaders = new ToolHeaderMirror(this.#logger);
   }
 
   get sessionId(): string | undefined {
@@ -85,6 +88,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   cancelRequest(id: RequestId): boolean {
+    // A call still waiting for the tools/list that precedes it is never sent.
+    if (this.#toolHeaders.cancel(id)) return true;
     const active = this.#active.get(id);
     if (!active) return false;
     active.abort(new LocalError('cancelled', 'request cancelled'));
@@ -130,11 +135,22 @@ export class StreamableHttpClientTransport implements Transport {
     const nameKey = NAMED_METHODS[message.method];
     const name = nameKey === undefined ? undefined : params?.[nameKey];
     if (typeof name === 'string') headers[Header.Name] = encodeHeaderValue(name);
-    if ('id' in message) Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    if ('id' in message) {
+      Object.assign(headers, this.#toolHeaders.registry.headersFor(message as JSONRPCRequest));
+      Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    }
     return headers;
   }
 
-  async #sendRequest(message: JSONRPCRequest): Promise<void> {
+  #sendRequest(message: JSONRPCRequest): Promise<void> {
+    // Only tools/list and tools/call take part in header mirroring; every other request goes straight out.
+    if (this.mode === 'stateless' && this.#toolHeaders.mirrors(message)) {
+      return this.#toolHeaders.send(message, (request) => this.#postRequest(request));
+    }
+    return this.#postRequest(message);
+  }
+
+  async #postRequest(message: JSONRPCRequest): Promise<void> {
     const active = new ActiveRequest();
     this.#active.set(message.id, active);
     const headers = this.#headers(message, ACCEPT_BOTH);
@@ -191,7 +207,7 @@ export class StreamableHttpClientTransport implements Transport {
     // to fall back (2026-07-28 streamable-http: Backward Compatibility).
     const error = status === 405 ? undefined : parseErrorResponse(body, message.id);
     if (error) {
-      this.onmessage?.(error);
+      this.#deliver(error);
       return;
     }
     throw new HttpStatusError(status, body, { method: message.method });
@@ -235,7 +251,7 @@ export class StreamableHttpClientTransport implements Transport {
         if (event.data.trim() === '') return;
         const value = this.#parse(event.data);
         if (value === undefined) return;
-        this.onmessage?.(value);
+        this.#deliver(value);
         if (id !== undefined && isResponseTo(value, id)) {
           state.answered = true;
           // The answer is in; a stream that lingers (a resumed GET) is not ours to keep.
@@ -394,11 +410,18 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** Every message from the server passes here: header mirroring reads tools/list and HeaderMismatch. */
+  #deliver(message: unknown): void {
+    const delivered =
+      this.mode === 'stateless' ? this.#toolHeaders.received(message as JSONRPCMessage) : message;
+    if (delivered !== undefined) this.onmessage?.(delivered);
+  }
+
   #deliverText(text: string): void {
     const value = this.#parse(text);
     if (value === undefined) return;
-    if (Array.isArray(value)) for (const item of value) this.onmessage?.(item);
-    else this.onmessage?.(value);
+    if (Array.isArray(value)) for (const item of value) this.#deliver(item);
+    else this.#deliver(value);
   }
 
   #parse(text: string): unknown {
