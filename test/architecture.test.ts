@@ -74,6 +74,7 @@ const ERA_BRANCH =
 const ERA_BRANCHES_ALLOWED: Record<string, string> = {
   'client/era.ts': 'negotiation: chooses the codec',
   'server/codec.ts': "the server's per-revision codec",
+  'server/routes.ts': 'the route table: the era each method is served in',
   'server/stateless.ts': "the server's stateless-era request reading",
   'server/operations.ts':
     'MissingRequiredClientCapability is a stateless-era error (server dispatch, being rewritten)',
