@@ -4,6 +4,7 @@ import { ConfigError } from '../agent/config.js';
 import { ModelError } from '../agent/model.js';
 import { chatCommand } from './chat.js';
 import { demoCommand } from './demo.js';
+import { Shutdown } from './lifecycle.js';
 import { runCommand } from './run.js';
 import { UsageError } from './setup.js';
 import { toolsCommand } from './tools.js';
@@ -28,17 +29,17 @@ approval: every tool call needs approval unless --approve or the server's "appro
 run --json prints the transcript (format "agentforge.transcript", version 1; see src/agent/transcript.ts).
 `;
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], signal: AbortSignal): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run':
-      return runCommand(rest);
+      return runCommand(rest, signal);
     case 'chat':
-      return chatCommand(rest);
+      return chatCommand(rest, signal);
     case 'tools':
-      return toolsCommand(rest);
+      return toolsCommand(rest, signal);
     case 'demo':
-      return demoCommand(rest);
+      return demoCommand(rest, signal);
     case undefined:
     case 'help':
     case '--help':
@@ -50,18 +51,26 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ModelError;
-    const isUsage =
-      error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
-    process.stderr.write(
-      `agentforge: ${known || isUsage ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
-    );
-    if (isUsage) process.stderr.write('run "agentforge --help" for usage\n');
-    process.exitCode = isUsage ? 2 : 1;
-  },
+/** One line for an expected failure; the stack only for a bug. */
+function report(error: unknown): number {
+  const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ModelError;
+  const isUsage =
+    error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
+  process.stderr.write(
+    `agentforge: ${known || isUsage ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+  );
+  if (isUsage) process.stderr.write('run "agentforge --help" for usage\n');
+  return isUsage ? 2 : 1;
+}
+
+const shutdown = new Shutdown().install();
+main(process.argv.slice(2), shutdown.signal).then(
+  (code) => finish(code),
+  // After a signal, whatever the command threw is the interruption itself: it was already announced.
+  (error: unknown) => finish(shutdown.received ? 0 : report(error)),
 );
+
+function finish(code: number): void {
+  shutdown.dispose();
+  process.exitCode = shutdown.exitCode ?? code;
+}

@@ -23,7 +23,7 @@ export const RUN_OPTIONS = {
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function runCommand(argv: string[]): Promise<number> {
+export async function runCommand(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
   const task = positionals.join(' ').trim();
   if (task === '') throw new UsageError('run needs a task: agentforge run --config mcp.json "<task>"');
@@ -35,6 +35,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
+    signal,
     ...(terminal
       ? {
           handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
@@ -42,13 +43,10 @@ export async function runCommand(argv: string[]): Promise<number> {
         }
       : {}),
   });
-  const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSigint);
   try {
     const agent = buildAgent(values, chosen.model, host, terminal);
     const result = await agent.run(task, {
-      signal: controller.signal,
+      signal,
       ...(values.group ? { groups: values.group } : {}),
       onEvent: (event) => {
         if (!values.verbose) return;
@@ -56,6 +54,8 @@ export async function runCommand(argv: string[]): Promise<number> {
         if (line) process.stderr.write(`${line}\n`);
       },
     });
+    // Interrupted: the signal handler said so; no partial answer on stdout.
+    if (signal.aborted) return 1;
     if (values.json) process.stdout.write(`${JSON.stringify(toTranscript(result, host, task), null, 2)}\n`);
     else process.stdout.write(`${result.answer}\n`);
     if (result.stopReason !== 'answer') {
@@ -66,7 +66,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    process.off('SIGINT', onSigint);
     terminal?.close();
     await host.close();
   }

@@ -11,7 +11,7 @@ const OPTIONS = {
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function toolsCommand(argv: string[]): Promise<number> {
+export async function toolsCommand(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   const [action, llmName] = positionals;
   if (action !== 'list' && action !== 'call')
@@ -19,7 +19,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
   if (action === 'call' && !llmName)
     throw new UsageError('usage: agentforge tools call --config <mcp.json> <llmName> [--args <json>]');
   const args = action === 'call' ? parseToolArgs(values.args) : {};
-  const host = await openHost(values.config, { logger: stderrLogger(values.verbose) });
+  const host = await openHost(values.config, { logger: stderrLogger(values.verbose), signal });
   try {
     if (action === 'list') return list(host, values.json);
     const tool = host.registry.get(llmName!);
@@ -29,7 +29,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
       );
       return 1;
     }
-    const result = await host.callTool(tool, args);
+    const result = await host.callTool(tool, args, { signal });
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else
       process.stdout.write(
