@@ -5,7 +5,16 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
-import { AGENT_STARTUP_MS, UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
+import {
+  AGENT_STARTUP_MS,
+  NO_MODEL_MESSAGE,
+  UsageError,
+  chooseModel,
+  openHost,
+  requireSomeServer,
+  stderrLogger,
+  warnUnmatched,
+} from './setup.js';
 import { Terminal } from './terminal.js';
 
 const OPTIONS = {
@@ -21,7 +30,7 @@ const OPTIONS = {
 export async function chatCommand(argv: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const chosen = await chooseModel(values.model);
-  if (!chosen) throw new UsageError('no model: pass --model <provider>:<model> or set AGENTFORGE_MODEL');
+  if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
   const terminal = new Terminal(process.stdin, process.stdout);
   const host = await openHost(values.config, {
     signal,
@@ -35,6 +44,8 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
     throw error;
   });
   try {
+    requireSomeServer(host);
+    warnUnmatched(host, values.approve, values.group);
     const agent = new Agent({
       model: chosen.model,
       host,
