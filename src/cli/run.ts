@@ -71,7 +71,8 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
     // Interrupted: the signal handler said so; no partial answer on stdout.
     if (signal.aborted) return 1;
     if (values.json) process.stdout.write(`${JSON.stringify(toTranscript(result, host, task), null, 2)}\n`);
-    else process.stdout.write(`${result.answer}\n`);
+    else if (result.answer !== '' || result.stopReason === 'answer')
+      process.stdout.write(`${result.answer}\n`);
     return runExitCode(result, maxSteps ?? 10);
   } finally {
     terminal?.close();

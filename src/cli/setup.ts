@@ -41,9 +41,14 @@ export function unusableServers(host: McpHost): Unusable[] {
     const reason =
       server.state === 'connecting'
         ? 'did not connect in time (it hangs at connect)'
-        : `failed to connect (${oneLine(server.error ?? 'unknown error')})`;
+        : `failed to connect (${oneLine(withoutCommand(server.error ?? 'unknown error'))})`;
     return [{ name: server.name, reason }];
   });
+}
+
+/** "server process /usr/bin/node exited with code 9": the server's name already says which process. */
+function withoutCommand(error: string): string {
+  return error.replace(/^server process .+? (exited with code|was killed by) /, '$1 ');
 }
 
 /**

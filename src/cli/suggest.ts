@@ -1,14 +1,22 @@
 /** "Did you mean": the closest known word by edit distance, for mistyped commands, flags and tool names. */
 
-/** Levenshtein distance, two rows (the words here are short: flags, commands, tool names). */
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): `rnu` is one edit from `run`, as a
+ * typist sees it. Three rows; the words here are short (flags, commands, tool names).
+ */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, before[j - 2]! + 1);
+      current[j] = best;
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;
