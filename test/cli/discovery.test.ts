@@ -129,8 +129,12 @@ await server.serveStdio();
       const command = `${process.execPath} ${MAIN} resources read lab://notes/today --config ${config} > ${out}; echo $? > ${status}`;
       execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '20', command]);
       try {
-        await until(() => pane(session).includes('Lab label: '));
-        execFileSync('tmux', ['send-keys', '-t', session, 'sekrit', 'Enter']);
+        // capture-pane trims the prompt's trailing space.
+        await until(() => pane(session).includes('Lab label:'));
+        execFileSync('tmux', ['send-keys', '-t', session, 'sekrit']);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(pane(session)).not.toContain('sekrit');
+        execFileSync('tmux', ['send-keys', '-t', session, 'Enter']);
         await until(() => existsSync(status) && readFileSync(status, 'utf8').trim() !== '');
         expect(readFileSync(status, 'utf8').trim()).toBe('0');
         expect(readFileSync(out, 'utf8')).toBe('sekrit notes\n');
@@ -201,10 +205,10 @@ function pane(session: string): string {
   }
 }
 
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
+async function until(check: () => boolean, ms = 20_000, what = () => ''): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
+    if (Date.now() > end) throw new Error(`timed out ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
