@@ -4,6 +4,7 @@ import { Agent } from '../agent/agent.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
+import { loadHostConfig } from './discover.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
 import {
   AGENT_STARTUP_MS,
@@ -31,8 +32,10 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const chosen = await chooseModel(values.model);
   if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
+  // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
+  const config = await loadHostConfig(values.config, signal);
   const terminal = new Terminal(process.stdin, process.stdout);
-  const host = await openHost(values.config, {
+  const host = await openHost(config, {
     signal,
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,

@@ -52,15 +52,17 @@ export async function resolveConfigPath(flag: string | undefined): Promise<strin
 }
 
 /** Loads the config, asking on the terminal for VS Code `${input:...}` values when there is one. */
-export async function loadHostConfig(flag: string | undefined): Promise<HostConfig> {
+export async function loadHostConfig(flag: string | undefined, signal?: AbortSignal): Promise<HostConfig> {
   const path = await resolveConfigPath(flag);
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  return loadConfig(path, interactive ? { resolveInput: askInput } : {});
+  return loadConfig(path, interactive ? { resolveInput: (input) => askInput(input, signal) } : {});
 }
 
-/** One question per input on stderr; a password's characters are not echoed. */
-export function askInput(input: ConfigInput): Promise<string> {
+/** One question per input on stderr; a password's characters are not echoed. Ctrl-C interrupts it. */
+export function askInput(input: ConfigInput, signal?: AbortSignal): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  // As in terminal.ts: readline in raw mode swallows Ctrl-C; the real SIGINT lets the one handler decide.
+  rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   const label = `${input.description ?? `value for \${input:${input.id}}`}: `;
   if (input.password) {
     // readline echoes through _writeToOutput; after the prompt, nothing typed is shown.
@@ -71,8 +73,15 @@ export function askInput(input: ConfigInput): Promise<string> {
       prompted = true;
     };
   }
-  return new Promise((resolveAnswer) => {
+  return new Promise((resolveAnswer, reject) => {
+    const onAbort = () => {
+      rl.close();
+      reject(signal?.reason);
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     rl.question(label, (answer) => {
+      signal?.removeEventListener('abort', onAbort);
       rl.close();
       resolveAnswer(answer);
     });

@@ -7,6 +7,7 @@ import type { McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
 import { toTranscript } from '../agent/transcript.js';
 import type { RunResult } from '../agent/events.js';
+import { loadHostConfig } from './discover.js';
 import { EXIT } from './errors.js';
 import { renderEvent } from './render.js';
 import {
@@ -41,9 +42,11 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
   const chosen = await chooseModel(values.model);
   if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
   const maxSteps = values['max-steps'] ? positiveInt(values['max-steps'], '--max-steps') : undefined;
+  // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
+  const config = await loadHostConfig(values.config, signal);
   const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
-  const host = await openHost(values.config, {
+  const host = await openHost(config, {
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),

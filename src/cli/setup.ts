@@ -2,6 +2,7 @@
 import { DEMO_MODEL_ID, DemoModel } from '../agent/demo-model.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
 import { GlobSet } from '../agent/glob.js';
+import type { HostConfig } from '../agent/config.js';
 import { type HostOptions, McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
 import { createModel } from '../providers/index.js';
@@ -18,9 +19,15 @@ export const AGENT_STARTUP_MS = 10_000;
 /** How long `tools`, `resources` and `prompts` wait for a server to connect (`--timeout` overrides it). */
 export const CONNECT_TIMEOUT_MS = 30_000;
 
-/** Loads the config (`--config`, else discovered) and connects its servers. */
-export async function openHost(configPath: string | undefined, options: Omit<HostOptions, 'connector'> = {}) {
-  const config = await loadHostConfig(configPath);
+/**
+ * Loads the config (`--config`, else discovered; or one already loaded, so its `${input:...}` questions come
+ * before anything else reads the terminal) and connects its servers.
+ */
+export async function openHost(
+  source: string | undefined | HostConfig,
+  options: Omit<HostOptions, 'connector'> = {},
+) {
+  const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
   return McpHost.start(config, {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },

@@ -149,6 +149,31 @@ await server.serveStdio();
   );
 });
 
+describe.skipIf(!hasTmux())('an ${input:...} question and Ctrl-C', () => {
+  it('Ctrl-C at the question exits 130 at once, before any server starts', async () => {
+    const config = await put(join(await project(), 'mcp.json'), {
+      inputs: [{ id: 'token', type: 'promptString', description: 'API token' }],
+      servers: { lab: { command: process.execPath, args: [LAB, '${input:token}'] } },
+    });
+    const status = join(dir, 'ctrl-c-status.txt');
+    const session = `agentforge-input-c-${process.pid}`;
+    const command = `${process.execPath} ${MAIN} tools list --config ${config}; echo $? > ${status}`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '20', command]);
+    try {
+      await until(() => pane(session).includes('API token:'));
+      execFileSync('tmux', ['send-keys', '-t', session, 'C-c']);
+      await until(() => existsSync(status) && readFileSync(status, 'utf8').trim() !== '', 10_000);
+      expect(readFileSync(status, 'utf8').trim()).toBe('130');
+    } finally {
+      try {
+        execFileSync('tmux', ['kill-session', '-t', session], { stdio: 'ignore' });
+      } catch {
+        // ended with its command
+      }
+    }
+  });
+});
+
 describe('agentforge config import', () => {
   it("merges Claude Desktop's and Cursor's servers, keeps existing ones unless --force, keeps other keys", async () => {
     const claude = {
