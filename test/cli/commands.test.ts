@@ -66,11 +66,11 @@ describe('--help and --version', () => {
     ...(spec.subcommands ?? []).map((s) => `${spec.name} ${s.name}`),
   ]);
 
-  it.each(paths)("%s %s --help and -h print that command's usage and options, exit 0", async (...path) => {
+  it.each(paths)("%s --help and -h print that command's usage and options, exit 0", async (path) => {
     for (const flag of ['--help', '-h']) {
-      const { code, stdout, stderr } = await cli([...path, flag]);
+      const { code, stdout, stderr } = await cli([...path.split(' '), flag]);
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-      expect(stdout).toContain(`agentforge ${path.join(' ')} — `);
+      expect(stdout).toContain(`agentforge ${path} — `);
       expect(stdout).toMatch(/^usage:\n {2}agentforge /m);
       expect(stdout).toContain('-h, --help');
     }
