@@ -192,7 +192,9 @@ export const CONFIG_SPEC: CommandSpec = {
   ./mcp.json, ./.mcp.json, ./.vscode/mcp.json (VS Code's "servers" format),
   $XDG_CONFIG_HOME/agentforge/mcp.json (default ~/.config/agentforge/mcp.json).
 relative paths: a server's "command" or "args" entry that starts with ./ or ../, and "cwd", are resolved
-  against the directory of the config file; other values are passed as written.`,
+  against the directory of the config file; other values are passed as written.
+inputs: VS Code's \${input:ID} (declared under "inputs") is asked for on the terminal, not echoed when
+  "password" is true; without a terminal the command fails naming the input.`,
   subcommands: [
     {
       name: 'path',
