@@ -78,6 +78,8 @@ export interface HostOptions {
   readonly handlers?: HostRequestHandlers;
   readonly logger?: Logger;
   readonly onEvent?: (event: HostEvent) => void;
+  /** Aborting it while `start()` waits for servers shuts every server down and rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 export class McpHost {
@@ -118,9 +120,21 @@ export class McpHost {
     const all = Promise.all([...host.slots.values()].map((slot) => slot.start()));
     const waitMs = options.startupTimeoutMs ?? options.connectTimeoutMs ?? 30_000;
     const timeout = new AbortController();
+    const signal = options.signal;
+    const stopWaiting = () => timeout.abort();
+    signal?.addEventListener('abort', stopWaiting, { once: true });
     await Promise.race([all, delay(waitMs, timeout.signal).catch(() => undefined)]);
     timeout.abort();
-    await host.refresh();
+    signal?.removeEventListener('abort', stopWaiting);
+    if (signal?.aborted) {
+      await host.close();
+      throw signal.reason;
+    }
+    await host.refresh(signal);
+    if (signal?.aborted) {
+      await host.close();
+      throw signal.reason;
+    }
     return host;
   }
 

@@ -12,6 +12,7 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { parseConfig } from '../agent/config.js';
 import { DEMO_MODEL_LABEL } from '../agent/demo-model.js';
 import { McpHost } from '../agent/host.js';
+import { trackChild, untrackChild } from '../transports/stdio/children.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
 import { chooseModel, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
@@ -27,7 +28,7 @@ const OPTIONS = {
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function demoCommand(argv: string[]): Promise<number> {
+export async function demoCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const out = (line = '') => process.stdout.write(`${line}\n`);
   const chosen = (await chooseModel(values.model, process.env, true))!;
@@ -48,7 +49,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     const orders = await startHttpExample('customer-service/orders.mjs', httpServers);
     const refunds = await startHttpExample('customer-service/refunds.mjs', httpServers);
     const config = parseConfig(demoConfig(orders, refunds), { source: 'demo config' });
-    host = await McpHost.start(config, { logger: stderrLogger(values.verbose), connectTimeoutMs: 15_000 });
+    host = await McpHost.start(config, {
+      logger: stderrLogger(values.verbose),
+      connectTimeoutMs: 15_000,
+      ...(signal ? { signal } : {}),
+    });
     out('[frame 2-3] handshake / server/discover and tools/list done:');
     for (const line of describeServers(host)) out(`  ${line}`);
     out('[frame 4] tool registry (llmName -> server / MCP tool name):');
@@ -65,6 +70,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
       },
     });
     const result = await agent.run(task, {
+      ...(signal ? { signal } : {}),
       onEvent: (event) => {
         const line = renderEvent(event, true);
         if (line) out(line);
@@ -103,7 +109,14 @@ function demoConfig(ordersUrl: string, refundsUrl: string) {
 async function startHttpExample(file: string, children: ChildProcess[]): Promise<string> {
   const child = spawn(process.execPath, [`${EXAMPLES}${file}`, '--http', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    // Its own process group, tracked like a stdio server's, so no way of ending the demo leaves it running.
+    detached: process.platform !== 'win32',
   });
+  const pid = child.pid;
+  if (pid !== undefined) {
+    trackChild(pid);
+    child.once('exit', () => untrackChild(pid));
+  }
   children.push(child);
   return readUrl(child, file);
 }

@@ -24,6 +24,9 @@ export class Terminal {
       if (next) next(line);
       else this.lines.push(line);
     });
+    // On a terminal in raw mode Ctrl-C is a keypress, not a signal: readline reports it here, and without a
+    // listener it would only pause input. Raise the real SIGINT, so one handler decides for every case.
+    this.rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
     this.rl.on('close', () => {
       this.closed = true;
       for (const resolve of this.waiting.splice(0)) resolve(undefined);

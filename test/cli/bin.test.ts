@@ -35,7 +35,7 @@ describe('the agentforge bin', () => {
     const npx = (args: string[]) => exec('npx', ['--no', '--', 'agentforge', ...args]);
     const help = await npx(['--help']);
     expect(help).toMatchObject({ code: 0 });
-    expect(help.stdout).toContain('agentforge run   --config <mcp.json>');
+    expect(help.stdout).toContain('agentforge run [--config <mcp.json>]');
     const listed = await npx(['tools', 'list', '--config', 'examples/mcp.json']);
     expect(listed.code).toBe(0);
     expect(listed.stdout.split('\n').map((line) => line.split('\t')[0])).toEqual(

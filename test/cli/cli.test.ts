@@ -145,7 +145,9 @@ describe('agentforge tools', () => {
       }),
     );
     const { code, stdout, stderr } = await cli(['tools', 'list', '--config', partial]);
-    expect(stderr).toMatch(/agentforge: server "broken" failed \(.+\); its tools are not available/);
+    expect(stderr).toMatch(
+      /^agentforge: server "broken" failed to connect \(exited with code 9\); its tools are not listed$/m,
+    );
     expect(stdout).toContain('weather__get_weather');
     expect(code).toBe(1);
   });

@@ -59,15 +59,18 @@ export class Deadline {
     this.caller?.removeEventListener('abort', this.onCallerAbort);
   }
 
-  /** Maps whatever a fetch/read threw into what the caller should see. */
-  failure(provider: string, error: unknown): unknown {
+  /**
+   * Maps whatever a fetch/read threw into what the caller should see; `request` (`POST <url>`) leads the
+   * message, so "openai: POST http://127.0.0.1:3999/v1/chat/completions: ECONNREFUSED" says where and why.
+   */
+  failure(provider: string, error: unknown, request?: string): unknown {
     if (this.caller?.aborted) return this.caller.reason;
+    const where = request ? `${request}: ` : '';
     if (this.expired) {
-      return new ModelError(provider, 'timeout', `no response progress within ${this.timeoutMs} ms`);
+      return new ModelError(provider, 'timeout', `${where}no response progress within ${this.timeoutMs} ms`);
     }
     if (error instanceof ModelError) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    return new ModelError(provider, 'network', message, { cause: error });
+    return new ModelError(provider, 'network', `${where}${networkCause(error)}`, { cause: error });
   }
 }
 
@@ -127,7 +130,7 @@ export async function postJson(options: HttpOptions, request: ProviderRequest): 
       retryAfterMs = parseRetryAfter(response.headers);
       failure = await httpError(request.provider, response, deadline);
     } catch (error) {
-      failure = deadline.failure(request.provider, error);
+      failure = deadline.failure(request.provider, error, `POST ${request.url}`);
     }
     deadline.dispose();
     if (!(failure instanceof ModelError) || !failure.retryable || attempt >= maxRetries) throw failure;
@@ -210,6 +213,17 @@ async function readText(response: Response, limit: number, deadline: Deadline, t
     reader.cancel().catch(() => {});
   }
   return text + decoder.decode();
+}
+
+/** undici's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is in its cause. */
+function networkCause(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = (
+    error as { cause?: { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } }
+  )?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  if (typeof code === 'string') return code;
+  return typeof cause?.message === 'string' && cause.message !== '' ? cause.message : message;
 }
 
 /** Reads and parses a JSON response body, then releases the deadline. */

@@ -3,6 +3,7 @@ import { LocalError } from '../../mcp/local-errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
+import { trackChild, untrackChild } from './children.js';
 import { defaultEnvironment } from './env.js';
 import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, type OversizedLine } from './framing.js';
 import { StderrTail } from './stderr-tail.js';
@@ -87,6 +88,7 @@ export class StdioClientTransport implements Transport {
         else this.#fireClose(failure);
       });
       child.once('spawn', () => {
+        if (child.pid !== undefined) trackChild(child.pid);
         this.#wire(child);
         resolve();
       });
@@ -118,7 +120,11 @@ export class StdioClientTransport implements Transport {
     child.once('exit', (code, signal) => {
       // Descendants that outlived the server (an `npx` wrapper's child) go with it.
       this.#killGroup('SIGTERM');
-      setTimeout(() => this.#killGroup('SIGKILL'), 2000).unref();
+      const pid = child.pid;
+      setTimeout(() => {
+        this.#killGroup('SIGKILL');
+        if (pid !== undefined) untrackChild(pid);
+      }, 2000).unref();
       const report = () => this.#fireClose(this.#closing ? undefined : this.#exitError(code, signal));
       // 'close' follows once stdout is drained, so the server's last messages are delivered first; a
       // descendant holding the pipe open must not delay the report for long.
