@@ -3,6 +3,7 @@
  * codec, and owns failure behaviour (unwrapped errors, session re-initialization, restart with re-subscribe,
  * one retry of idempotent reads).
  */
+import { oauthMiddleware } from '../auth/client/middleware.js';
 import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import { INPUT_REQUIRED_METHODS } from '../mcp/methods.js';
@@ -46,6 +47,16 @@ export class ClientCore {
   #dead: Error | undefined;
   #closed = false;
   readonly #defaults: RequestDefaults;
+  // ---- OAuth (agentforge/auth) -------------------------------------------------------------------------------
+  // One middleware around the send path and the negotiation requests: a 401 / 403 insufficient_scope is
+  // authorized and the request retried. To move onto the request pipeline (`compose`) when it lands.
+  readonly #oauth: ReturnType<typeof oauthMiddleware> | undefined;
+
+  #authorized<R>(method: string, run: () => Promise<R>): Promise<R> {
+    const middleware = this.#oauth;
+    return middleware ? middleware({ method }, run) : run();
+  }
+  // ---- end OAuth ---------------------------------------------------------------------------------------------
 
   constructor(target: ConnectTarget, options: ClientOptions) {
     this.#target = target;
@@ -56,6 +67,7 @@ export class ClientCore {
     this.cache = options.cache === false ? undefined : (options.cache ?? new ResultCache());
     this.#codec = this.#newCodec();
     this.#defaults = new RequestDefaults(options);
+    this.#oauth = options.oauth ? oauthMiddleware(options.oauth) : undefined;
     this.subscriptions = new SubscriptionManager({
       link: () => this.link,
       codec: () => this.#codec,
@@ -92,7 +104,7 @@ export class ClientCore {
       : undefined;
     kind ??= http ? 'streamable-http' : undefined;
     try {
-      await this.#establishWith(kind);
+      await this.#authorized('initialize', () => this.#establishWith(kind));
     } catch (error) {
       const status = httpStatusOf(error)?.status;
       const fallback =
@@ -105,7 +117,7 @@ export class ClientCore {
       if (!fallback) throw unwrapError(error);
       // 2026-07-28 streamable-http: Backward Compatibility, HTTP+SSE (2024-11-05).
       this.logger.debug(`Streamable HTTP POST failed with ${status}; trying the HTTP+SSE transport`);
-      await this.#establishWith('sse').catch((sseError: unknown) => {
+      await this.#authorized('initialize', () => this.#establishWith('sse')).catch((sseError: unknown) => {
         // Not an HTTP+SSE server either: the Streamable HTTP failure is the one that explains it.
         this.logger.debug('HTTP+SSE fallback failed', sseError);
         throw unwrapError(error);
@@ -300,7 +312,9 @@ export class ClientCore {
   ): Promise<Result> {
     let sent: Promise<Result>;
     try {
-      sent = this.#send(link, method, params, options);
+      sent = this.#oauth
+        ? this.#authorized(method, () => this.#send(link, method, params, options))
+        : this.#send(link, method, params, options);
     } catch (error) {
       sent = Promise.reject(error);
     }
