@@ -10,7 +10,12 @@ export {
 } from './client/discovery.js';
 export type { EnterpriseIdentityProvider } from './client/enterprise.js';
 export { AuthorizationError, type AuthorizationErrorCode, isAuthorizationError } from './client/errors.js';
-export { MAX_AUTHORIZATION_ROUNDS, challengeOf, oauthMiddleware, oauthPipelineMiddleware } from './client/middleware.js';
+export {
+  MAX_AUTHORIZATION_ROUNDS,
+  challengeOf,
+  oauthMiddleware,
+  oauthPipelineMiddleware,
+} from './client/middleware.js';
 export {
   type AddressRange,
   NetworkPolicy,
@@ -19,7 +24,12 @@ export {
   assertOpenableUrl,
   guardedFetch,
 } from './client/network.js';
-export { type OAuthClientOptions, OAuthClientProvider, type OAuthGrant, type OAuthStatus } from './client/provider.js';
+export {
+  type OAuthClientOptions,
+  OAuthClientProvider,
+  type OAuthGrant,
+  type OAuthStatus,
+} from './client/provider.js';
 export type { ClientIdentity, TokenEndpointAuthMethod } from './client/registration.js';
 export {
   FileTokenStore,

@@ -17,7 +17,10 @@ function text(context: Record<string, unknown>, name: string): string {
   return value;
 }
 
-function grantOptions(scenario: string, context: Record<string, unknown>): Omit<OAuthClientOptions, 'serverUrl'> {
+function grantOptions(
+  scenario: string,
+  context: Record<string, unknown>,
+): Omit<OAuthClientOptions, 'serverUrl'> {
   switch (scenario) {
     case 'auth/client-credentials-jwt':
       return {

@@ -93,7 +93,9 @@ async function main(): Promise<void> {
     logger: consoleLogger,
     timeoutMs: 20_000,
     ...(pinned ? { protocolVersion: pinned } : {}),
-    ...(scenario.startsWith('auth/') ? { oauth: conformanceOAuth(url, scenario, context, consoleLogger) } : {}),
+    ...(scenario.startsWith('auth/')
+      ? { oauth: conformanceOAuth(url, scenario, context, consoleLogger) }
+      : {}),
   });
   try {
     await exercise(client, scenario, context);

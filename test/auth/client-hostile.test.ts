@@ -35,7 +35,12 @@ function spyingUserAgent(): AuthorizationUserAgent & { opened: URL[] } {
 async function connectTo(
   options: HarnessOptions,
   extra: Partial<OAuthClientOptions> = {},
-): Promise<{ error: unknown; userAgent: ReturnType<typeof spyingUserAgent>; h: Harness; client?: McpClient }> {
+): Promise<{
+  error: unknown;
+  userAgent: ReturnType<typeof spyingUserAgent>;
+  h: Harness;
+  client?: McpClient;
+}> {
   const h = await startHarness(options);
   harness = h;
   const userAgent = spyingUserAgent();
@@ -73,7 +78,9 @@ describe('OAuth client: hostile deployments', () => {
     expect(h.count('/authorize') + h.count('/token')).toBe(0);
 
     await harness?.close();
-    const plain = await connectTo({ serverMetadata: () => ({ code_challenge_methods_supported: ['plain'] }) });
+    const plain = await connectTo({
+      serverMetadata: () => ({ code_challenge_methods_supported: ['plain'] }),
+    });
     expect(isAuthorizationError(plain.error, 'pkce_unsupported')).toBe(true);
   });
 
@@ -123,7 +130,9 @@ describe('OAuth client: hostile deployments', () => {
     const spy = vi.spyOn(globalThis, 'fetch');
     const { error } = await connectTo({ resourceMetadata: () => ({ authorization_servers: [issuer] }) });
     expect(isAuthorizationError(error, 'unsafe_url')).toBe(true);
-    const contacted = spy.mock.calls.map(([input]) => new URL(input instanceof Request ? input.url : input).host);
+    const contacted = spy.mock.calls.map(
+      ([input]) => new URL(input instanceof Request ? input.url : input).host,
+    );
     expect(contacted.some((host) => host === new URL(issuer).host)).toBe(false);
   });
 

@@ -38,6 +38,8 @@ export interface HarnessOptions {
   /** Custom gate; the default requires a known token and the scopes in `requiredScopes` per MCP method. */
   gate?: Gate;
   requiredScopes?: Record<string, readonly string[]>;
+  /** Advertise DPoP (ES256) and issue DPoP-bound tokens to requests that carry a proof. */
+  dpop?: boolean;
 }
 
 export interface Harness {
@@ -66,7 +68,12 @@ async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
     : new URLSearchParams(text);
 }
 
-function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
@@ -94,11 +101,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const needed = options.requiredScopes?.[mcpMethod ?? ''] ?? [];
       const missing = needed.filter((scope) => !scopes.includes(scope));
       if (missing.length > 0)
-        return { status: 403, wwwAuthenticate: `${challenge}, error="insufficient_scope", scope="${missing.join(' ')}"` };
+        return {
+          status: 403,
+          wwwAuthenticate: `${challenge}, error="insufficient_scope", scope="${missing.join(' ')}"`,
+        };
       return undefined;
     });
 
-  const routes: Record<string, (request: IncomingMessage, response: ServerResponse, form: URLSearchParams) => void> = {
+  const routes: Record<
+    string,
+    (request: IncomingMessage, response: ServerResponse, form: URLSearchParams) => void
+  > = {
     '/.well-known/oauth-protected-resource/mcp': (_q, response) =>
       json(response, 200, {
         resource: `${base}/mcp`,
@@ -114,6 +127,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
         token_endpoint_auth_methods_supported: ['none'],
+        ...(options.dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
         ...options.serverMetadata?.(base),
       };
       for (const [key, value] of Object.entries(metadata)) if (value === undefined) delete metadata[key];
@@ -131,14 +145,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (iss !== 'omit') redirect.searchParams.set('iss', value);
       response.writeHead(302, { location: redirect.href }).end();
     },
-    '/token': (_q, response, form) => {
+    '/token': (request, response, form) => {
       const grant = form.get('grant_type');
-      const scope = grant === 'refresh_token' ? [...(tokens.values().next().value ?? [])].join(' ') : lastScope;
+      const scope =
+        grant === 'refresh_token' ? [...(tokens.values().next().value ?? [])].join(' ') : lastScope;
       const token = `access-${++issued}`;
       tokens.set(token, scope.split(' ').filter(Boolean));
       json(response, 200, {
         access_token: token,
-        token_type: 'Bearer',
+        token_type: options.dpop && request.headers.dpop ? 'DPoP' : 'Bearer',
         expires_in: 3600,
         ...(scope ? { scope } : {}),
         ...(options.refreshTokens ? { refresh_token: `refresh-${issued}` } : {}),
@@ -149,13 +164,30 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', base);
     const form = await readForm(request);
-    requests.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams, headers: request.headers, form });
+    requests.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: request.headers,
+      form,
+    });
     if (url.pathname === '/mcp') {
       const { scheme, token } = tokenOf(request.headers.authorization);
       const mcpMethod = request.headers['mcp-method'] as string | undefined;
-      const verdict = gate({ token, scheme, mcpMethod, headers: request.headers, scopes: tokens.get(token ?? '') ?? [] });
+      const verdict = gate({
+        token,
+        scheme,
+        mcpMethod,
+        headers: request.headers,
+        scopes: tokens.get(token ?? '') ?? [],
+      });
       if (verdict) {
-        json(response, verdict.status, { error: 'denied' }, { 'www-authenticate': verdict.wwwAuthenticate, ...verdict.headers });
+        json(
+          response,
+          verdict.status,
+          { error: 'denied' },
+          { 'www-authenticate': verdict.wwwAuthenticate, ...verdict.headers },
+        );
         return;
       }
       return mcp(request, response);

@@ -61,7 +61,15 @@ export async function authorizeWithCode(request: AuthorizationRequest): Promise<
         : error instanceof Error
           ? error.message
           : String(error);
-    throw new AuthorizationError('authorization_failed', `authorization response refused (${reason})`, { cause: error });
+    throw new AuthorizationError('authorization_failed', `authorization response refused (${reason})`, {
+      cause: error,
+    });
   }
-  return authorizationCodeGrant(request.endpoint, parameters, request.userAgent.redirectUri, verifier, request.resource);
+  return authorizationCodeGrant(
+    request.endpoint,
+    parameters,
+    request.userAgent.redirectUri,
+    verifier,
+    request.resource,
+  );
 }

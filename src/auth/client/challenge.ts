@@ -14,7 +14,12 @@ export interface Challenge {
   readonly resourceMetadata: string | undefined;
 }
 
-const NO_CHALLENGE: Challenge = { scheme: undefined, error: undefined, scope: undefined, resourceMetadata: undefined };
+const NO_CHALLENGE: Challenge = {
+  scheme: undefined,
+  error: undefined,
+  scope: undefined,
+  resourceMetadata: undefined,
+};
 /** Never contacted: the header is handed to the parser through a fetch that answers locally. */
 const PARSE_URL = new URL('https://challenge.invalid/');
 const MAX_HEADER = 8 * 1024;
@@ -22,7 +27,8 @@ const MAX_HEADER = 8 * 1024;
 async function parseChallenges(header: string): Promise<oauth.WWWAuthenticateChallenge[]> {
   try {
     await oauth.protectedResourceRequest('-', 'GET', PARSE_URL, undefined, undefined, {
-      [oauth.customFetch]: async () => new Response(null, { status: 401, headers: { 'www-authenticate': header } }),
+      [oauth.customFetch]: async () =>
+        new Response(null, { status: 401, headers: { 'www-authenticate': header } }),
     });
   } catch (error) {
     if (error instanceof oauth.WWWAuthenticateChallengeError) return error.cause;
@@ -35,7 +41,8 @@ export async function readChallenge(header: string | undefined): Promise<Challen
   if (!header || header.length > MAX_HEADER) return NO_CHALLENGE;
   const challenges = await parseChallenges(header);
   const chosen =
-    challenges.find((challenge) => challenge.scheme === 'dpop' || challenge.scheme === 'bearer') ?? challenges[0];
+    challenges.find((challenge) => challenge.scheme === 'dpop' || challenge.scheme === 'bearer') ??
+    challenges[0];
   if (!chosen) return NO_CHALLENGE;
   const { parameters } = chosen;
   const scope = parameters.scope?.split(' ').filter(Boolean);

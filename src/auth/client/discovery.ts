@@ -59,7 +59,10 @@ function validateResourceMetadata(serverUrl: URL, value: unknown): ProtectedReso
       `protected-resource metadata names ${resource.origin}${resource.pathname}, not ${serverUrl.origin}${serverUrl.pathname}`,
     );
   const servers = metadata.authorization_servers;
-  if (servers !== undefined && (!Array.isArray(servers) || servers.some((entry) => typeof entry !== 'string')))
+  if (
+    servers !== undefined &&
+    (!Array.isArray(servers) || servers.some((entry) => typeof entry !== 'string'))
+  )
     throw new AuthorizationError('metadata_invalid', '`authorization_servers` is not a list of URLs');
   const scopes = metadata.scopes_supported;
   if (scopes !== undefined && (!Array.isArray(scopes) || scopes.some((entry) => typeof entry !== 'string')))
@@ -93,7 +96,10 @@ export async function discoverResourceMetadata(
     try {
       body = await response.json();
     } catch {
-      throw new AuthorizationError('metadata_invalid', `protected-resource metadata at ${url.href} is not JSON`);
+      throw new AuthorizationError(
+        'metadata_invalid',
+        `protected-resource metadata at ${url.href} is not JSON`,
+      );
     }
     return validateResourceMetadata(serverUrl, body);
   }
@@ -120,9 +126,13 @@ export async function discoverAuthorizationServer(
     try {
       return await oauth.processDiscoveryResponse(expected, response);
     } catch (error) {
-      throw new AuthorizationError('metadata_invalid', `authorization server metadata at ${url.href}: ${describe(error)}`, {
-        cause: error,
-      });
+      throw new AuthorizationError(
+        'metadata_invalid',
+        `authorization server metadata at ${url.href}: ${describe(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
   return undefined;
@@ -144,12 +154,19 @@ function defaultEndpoints(origin: string): oauth.AuthorizationServer {
 }
 
 /** The whole discovery for one MCP server URL, re-run on every challenge (a server may change its AS). */
-export async function discover(fetchFn: Fetch, serverUrl: URL, challengeUrl: string | undefined): Promise<Discovery> {
+export async function discover(
+  fetchFn: Fetch,
+  serverUrl: URL,
+  challengeUrl: string | undefined,
+): Promise<Discovery> {
   const resourceMetadata = await discoverResourceMetadata(fetchFn, serverUrl, challengeUrl);
   if (resourceMetadata) {
     const issuer = resourceMetadata.authorization_servers?.[0];
     if (!issuer)
-      throw new AuthorizationError('metadata_invalid', 'protected-resource metadata names no authorization server');
+      throw new AuthorizationError(
+        'metadata_invalid',
+        'protected-resource metadata names no authorization server',
+      );
     const authorizationServer = await discoverAuthorizationServer(fetchFn, issuer);
     if (!authorizationServer)
       throw new AuthorizationError('metadata_invalid', `no authorization server metadata for ${issuer}`);

@@ -27,6 +27,9 @@ export class AuthorizationError extends Error {
   }
 }
 
-export function isAuthorizationError(error: unknown, code?: AuthorizationErrorCode): error is AuthorizationError {
+export function isAuthorizationError(
+  error: unknown,
+  code?: AuthorizationErrorCode,
+): error is AuthorizationError {
   return error instanceof AuthorizationError && (code === undefined || error.code === code);
 }

@@ -21,7 +21,10 @@ export interface TokenEndpoint {
   readonly dpop: oauth.DPoPHandle | undefined;
 }
 
-function requestOptions(endpoint: TokenEndpoint, additional?: Record<string, string>): oauth.TokenEndpointRequestOptions {
+function requestOptions(
+  endpoint: TokenEndpoint,
+  additional?: Record<string, string>,
+): oauth.TokenEndpointRequestOptions {
   return {
     [oauth.customFetch]: endpoint.fetch,
     // http is allowed only where the network policy allows it (loopback); the policy runs in `fetch`.
@@ -36,9 +39,13 @@ function tokenError(error: unknown): AuthorizationError {
   if (error instanceof AuthorizationError) return error;
   if (error instanceof oauth.ResponseBodyError) {
     const description = error.error_description ? `: ${error.error_description.slice(0, 200)}` : '';
-    return new AuthorizationError('token_request_failed', `token request refused (${error.error}${description})`, {
-      cause: error,
-    });
+    return new AuthorizationError(
+      'token_request_failed',
+      `token request refused (${error.error}${description})`,
+      {
+        cause: error,
+      },
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   return new AuthorizationError('token_request_failed', `token request failed: ${message}`, { cause: error });
@@ -92,7 +99,14 @@ export function refreshGrant(
   const { as, client, clientAuth } = endpoint;
   return exchange(
     endpoint,
-    () => oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, requestOptions(endpoint, { resource })),
+    () =>
+      oauth.refreshTokenGrantRequest(
+        as,
+        client,
+        clientAuth,
+        refreshToken,
+        requestOptions(endpoint, { resource }),
+      ),
     (response) => oauth.processRefreshTokenResponse(as, client, response),
   );
 }
@@ -105,7 +119,14 @@ export function clientCredentialsGrant(
   const { as, client, clientAuth } = endpoint;
   return exchange(
     endpoint,
-    () => oauth.clientCredentialsGrantRequest(as, client, clientAuth, scopeParameters(resource, scope), requestOptions(endpoint)),
+    () =>
+      oauth.clientCredentialsGrantRequest(
+        as,
+        client,
+        clientAuth,
+        scopeParameters(resource, scope),
+        requestOptions(endpoint),
+      ),
     (response) => oauth.processClientCredentialsResponse(as, client, response),
   );
 }
@@ -121,7 +142,15 @@ export function jwtBearerGrant(
   const parameters = { assertion, ...scopeParameters(resource, scope) };
   return exchange(
     endpoint,
-    () => oauth.genericTokenEndpointRequest(as, client, clientAuth, JWT_BEARER_GRANT, parameters, requestOptions(endpoint)),
+    () =>
+      oauth.genericTokenEndpointRequest(
+        as,
+        client,
+        clientAuth,
+        JWT_BEARER_GRANT,
+        parameters,
+        requestOptions(endpoint),
+      ),
     (response) => oauth.processGenericTokenEndpointResponse(as, client, response),
   );
 }
@@ -146,7 +175,15 @@ export async function requestIdJag(
   };
   const response = await exchange(
     idp,
-    () => oauth.genericTokenEndpointRequest(idp.as, idp.client, idp.clientAuth, TOKEN_EXCHANGE_GRANT, parameters, requestOptions(idp)),
+    () =>
+      oauth.genericTokenEndpointRequest(
+        idp.as,
+        idp.client,
+        idp.clientAuth,
+        TOKEN_EXCHANGE_GRANT,
+        parameters,
+        requestOptions(idp),
+      ),
     // RFC 8693 §2.2.1: an issued token that is not an access token has token_type N_A.
     (response) =>
       oauth.processGenericTokenEndpointResponse(idp.as, idp.client, response, {

@@ -18,7 +18,8 @@ export function challengeOf(error: unknown): HttpStatusError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (current instanceof HttpStatusError)
-      return current.status === 401 || (current.status === 403 && current.headers['www-authenticate'] !== undefined)
+      return current.status === 401 ||
+        (current.status === 403 && current.headers['www-authenticate'] !== undefined)
         ? current
         : undefined;
     current = current.cause;
@@ -47,7 +48,10 @@ export function oauthMiddleware(
         );
         if (outcome === 'nonce') {
           if (++nonceRounds > MAX_NONCE_ROUNDS)
-            throw new AuthorizationError('unauthorized', `${context.method}: the server keeps asking for a new DPoP nonce`);
+            throw new AuthorizationError(
+              'unauthorized',
+              `${context.method}: the server keeps asking for a new DPoP nonce`,
+            );
           continue;
         }
         rounds++;

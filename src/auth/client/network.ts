@@ -11,8 +11,20 @@ import { AuthorizationError } from './errors.js';
 export type AddressRange = 'public' | 'loopback' | 'private' | 'link-local' | 'unspecified';
 
 const ranges: Array<[Exclude<AddressRange, 'public'>, BlockList]> = [
-  ['loopback', blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']])],
-  ['link-local', blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']])],
+  [
+    'loopback',
+    blockList([
+      ['127.0.0.0', 8, 'ipv4'],
+      ['::1', 128, 'ipv6'],
+    ]),
+  ],
+  [
+    'link-local',
+    blockList([
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+    ]),
+  ],
   [
     'private',
     blockList([
@@ -23,7 +35,13 @@ const ranges: Array<[Exclude<AddressRange, 'public'>, BlockList]> = [
       ['fc00::', 7, 'ipv6'],
     ]),
   ],
-  ['unspecified', blockList([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']])],
+  [
+    'unspecified',
+    blockList([
+      ['0.0.0.0', 8, 'ipv4'],
+      ['::', 128, 'ipv6'],
+    ]),
+  ],
 ];
 
 function blockList(subnets: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {
@@ -44,7 +62,11 @@ export function addressRange(address: string): AddressRange {
 
 function isLoopbackName(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && addressRange(host) === 'loopback');
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    (isIP(host) !== 0 && addressRange(host) === 'loopback')
+  );
 }
 
 export interface NetworkPolicyOptions {
@@ -87,7 +109,10 @@ export class NetworkPolicy {
    */
   async check(url: URL): Promise<void> {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackName(url.hostname)))
-      throw new AuthorizationError('unsafe_url', `refusing ${url.protocol} URL ${url.origin}: https is required`);
+      throw new AuthorizationError(
+        'unsafe_url',
+        `refusing ${url.protocol} URL ${url.origin}: https is required`,
+      );
     if (url.username || url.password)
       throw new AuthorizationError('unsafe_url', `refusing a URL with credentials: ${url.origin}`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -118,7 +143,8 @@ export function guardedFetch(policy: NetworkPolicy, signal?: AbortSignal): typeo
     const response = await fetch(url, {
       ...init,
       redirect: 'manual',
-      signal: signal && init?.signal ? AbortSignal.any([signal, init.signal]) : (init?.signal ?? signal ?? null),
+      signal:
+        signal && init?.signal ? AbortSignal.any([signal, init.signal]) : (init?.signal ?? signal ?? null),
     });
     const body = await readCapped(response, MAX_OAUTH_RESPONSE_BYTES);
     const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
@@ -149,7 +175,7 @@ async function readCapped(response: Response, cap: number): Promise<Buffer> {
 }
 
 /** Characters a shell or a URL handler could act on; a well-formed authorization URL has none. */
-const UNSAFE_URL_CHARACTERS = /[\s`$;|<>\\'"(){}^!*\u0000-\u001f\u007f]/;
+const UNSAFE_URL_CHARACTERS = /[\s`$;|<>\\'"(){}^!*]|\p{Cc}/u;
 
 /**
  * Whether an authorization URL may be shown to the user's browser: https (or http on loopback), no
@@ -160,7 +186,10 @@ export function assertOpenableUrl(value: string | URL): URL {
   // The text as the server sent it, too: URL parsing percent-encodes some characters (a backtick) that a
   // well-formed endpoint never has in the first place.
   if (typeof value === 'string' && UNSAFE_URL_CHARACTERS.test(value))
-    throw new AuthorizationError('unsafe_url', 'refusing to open an authorization URL with unsafe characters');
+    throw new AuthorizationError(
+      'unsafe_url',
+      'refusing to open an authorization URL with unsafe characters',
+    );
   let url: URL;
   try {
     url = new URL(value);
@@ -168,8 +197,12 @@ export function assertOpenableUrl(value: string | URL): URL {
     throw new AuthorizationError('unsafe_url', 'the authorization URL is not a URL');
   }
   const secure = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackName(url.hostname));
-  if (!secure) throw new AuthorizationError('unsafe_url', `refusing to open a ${url.protocol} authorization URL`);
+  if (!secure)
+    throw new AuthorizationError('unsafe_url', `refusing to open a ${url.protocol} authorization URL`);
   if (url.username || url.password || UNSAFE_URL_CHARACTERS.test(url.href))
-    throw new AuthorizationError('unsafe_url', 'refusing to open an authorization URL with unsafe characters');
+    throw new AuthorizationError(
+      'unsafe_url',
+      'refusing to open an authorization URL with unsafe characters',
+    );
   return url;
 }

@@ -154,10 +154,16 @@ export class OAuthClientProvider {
       return 'nonce';
     }
     if (status === 403 && challenge.error !== 'insufficient_scope')
-      throw new AuthorizationError('unauthorized', `the server refused the request (403 ${challenge.error ?? ''})`.trim());
+      throw new AuthorizationError(
+        'unauthorized',
+        `the server refused the request (403 ${challenge.error ?? ''})`.trim(),
+      );
     if (this.#generation !== sentGeneration) return 'token';
     if (!mayAuthorize)
-      throw new AuthorizationError('unauthorized', `the server still refuses our token (${status}) after re-authorizing`);
+      throw new AuthorizationError(
+        'unauthorized',
+        `the server still refuses our token (${status}) after re-authorizing`,
+      );
     this.#pending ??= this.#obtain(status, challenge).finally(() => {
       this.#pending = undefined;
     });
@@ -238,7 +244,8 @@ export class OAuthClientProvider {
       store: this.#store,
       fetch: this.#fetch,
       redirectUri: grant.type === 'authorization_code' ? grant.userAgent.redirectUri : undefined,
-      grantTypes: grant.type === 'authorization_code' ? ['authorization_code', 'refresh_token'] : [grantTypeOf(grant)],
+      grantTypes:
+        grant.type === 'authorization_code' ? ['authorization_code', 'refresh_token'] : [grantTypeOf(grant)],
     });
     return {
       as,
@@ -249,7 +256,11 @@ export class OAuthClientProvider {
     };
   }
 
-  #grant(endpoint: TokenEndpoint, discovery: Discovery, scope: string[] | undefined): Promise<oauth.TokenEndpointResponse> {
+  #grant(
+    endpoint: TokenEndpoint,
+    discovery: Discovery,
+    scope: string[] | undefined,
+  ): Promise<oauth.TokenEndpointResponse> {
     const grant = this.#options.grant;
     const resource = discovery.resource;
     switch (grant.type) {
@@ -258,7 +269,9 @@ export class OAuthClientProvider {
       case 'client_credentials':
         return clientCredentialsGrant(endpoint, resource, scope);
       case 'jwt_bearer':
-        return Promise.resolve(grant.assertion()).then((assertion) => jwtBearerGrant(endpoint, assertion, resource, scope));
+        return Promise.resolve(grant.assertion()).then((assertion) =>
+          jwtBearerGrant(endpoint, assertion, resource, scope),
+        );
       case 'enterprise':
         return enterpriseGrant(endpoint, grant.idp, this.#fetch, resource, scope);
     }
@@ -269,7 +282,13 @@ export class OAuthClientProvider {
     if (endpoint.client.client_id !== tokens.client_id)
       throw new AuthorizationError('token_request_failed', 'the refresh token belongs to another client');
     const response = await refreshGrant(endpoint, tokens.refresh_token as string, discovery.resource);
-    await this.#save(key, tokens.client_id, response, tokens.scope ? [...tokens.scope] : undefined, tokens.refresh_token);
+    await this.#save(
+      key,
+      tokens.client_id,
+      response,
+      tokens.scope ? [...tokens.scope] : undefined,
+      tokens.refresh_token,
+    );
   }
 
   async #save(
@@ -288,7 +307,9 @@ export class OAuthClientProvider {
       access_token: response.access_token,
       token_type: tokenType,
       ...(refresh ? { refresh_token: refresh } : {}),
-      ...(typeof response.expires_in === 'number' ? { expires_at: Date.now() + response.expires_in * 1000 } : {}),
+      ...(typeof response.expires_in === 'number'
+        ? { expires_at: Date.now() + response.expires_in * 1000 }
+        : {}),
       ...((granted ?? requested) ? { scope: granted ?? requested } : {}),
       client_id: clientId,
       saved_at: Date.now(),

@@ -9,7 +9,11 @@ import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
 import type { StoredClient, TokenStore } from './store.js';
 
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+export type TokenEndpointAuthMethod =
+  | 'client_secret_basic'
+  | 'client_secret_post'
+  | 'private_key_jwt'
+  | 'none';
 
 export interface ClientIdentity {
   /** Pre-registered client id (and secret or key). */
@@ -34,7 +38,10 @@ export interface ResolvedClient {
   readonly source: 'pre-registered' | 'metadata-document' | 'registered';
 }
 
-function chooseMethod(as: oauth.AuthorizationServer, identity: { secret?: string; key?: string }): TokenEndpointAuthMethod {
+function chooseMethod(
+  as: oauth.AuthorizationServer,
+  identity: { secret?: string; key?: string },
+): TokenEndpointAuthMethod {
   const supported = as.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
   if (identity.key) return 'private_key_jwt';
   if (!identity.secret) return 'none';
@@ -62,11 +69,13 @@ async function clientAuthFor(
 ): Promise<oauth.ClientAuth> {
   switch (method) {
     case 'private_key_jwt':
-      if (!key) throw new AuthorizationError('registration_unavailable', 'private_key_jwt needs a private key');
+      if (!key)
+        throw new AuthorizationError('registration_unavailable', 'private_key_jwt needs a private key');
       return oauth.PrivateKeyJwt(await importPKCS8(key.pem, key.algorithm));
     case 'client_secret_basic':
     case 'client_secret_post':
-      if (!secret) throw new AuthorizationError('registration_unavailable', `${method} needs a client secret`);
+      if (!secret)
+        throw new AuthorizationError('registration_unavailable', `${method} needs a client secret`);
       return method === 'client_secret_basic' ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
     case 'none':
       return oauth.None();
@@ -83,7 +92,9 @@ function asMethod(value: unknown): TokenEndpointAuthMethod | undefined {
 }
 
 async function fromStored(as: oauth.AuthorizationServer, stored: StoredClient): Promise<ResolvedClient> {
-  const method = asMethod(stored.token_endpoint_auth_method) ?? chooseMethod(as, { ...(stored.client_secret ? { secret: stored.client_secret } : {}) });
+  const method =
+    asMethod(stored.token_endpoint_auth_method) ??
+    chooseMethod(as, { ...(stored.client_secret ? { secret: stored.client_secret } : {}) });
   return {
     client: { client_id: stored.client_id },
     clientAuth: await clientAuthFor(method, stored.client_secret, undefined),
@@ -110,7 +121,10 @@ export async function resolveClient(context: RegistrationContext): Promise<Resol
       : undefined;
     const method =
       identity.tokenEndpointAuthMethod ??
-      chooseMethod(as, { ...(identity.clientSecret ? { secret: identity.clientSecret } : {}), ...(key ? { key: key.pem } : {}) });
+      chooseMethod(as, {
+        ...(identity.clientSecret ? { secret: identity.clientSecret } : {}),
+        ...(key ? { key: key.pem } : {}),
+      });
     return {
       client: { client_id: identity.clientId },
       clientAuth: await clientAuthFor(method, identity.clientSecret, key),
@@ -121,7 +135,11 @@ export async function resolveClient(context: RegistrationContext): Promise<Resol
   if (stored && (context.redirectUri === undefined || stored.redirect_uri === context.redirectUri))
     return fromStored(as, stored);
   if (identity.clientMetadataUrl && as.client_id_metadata_document_supported === true) {
-    return { client: { client_id: identity.clientMetadataUrl }, clientAuth: oauth.None(), source: 'metadata-document' };
+    return {
+      client: { client_id: identity.clientMetadataUrl },
+      clientAuth: oauth.None(),
+      source: 'metadata-document',
+    };
   }
   if (as.registration_endpoint) return register(context);
   throw new AuthorizationError(
@@ -146,7 +164,8 @@ async function readRegistration(response: Response): Promise<Record<string, unkn
     const error = typeof fields.error === 'string' ? fields.error : `HTTP ${response.status}`;
     throw new Error(error);
   }
-  if (typeof fields.client_id !== 'string' || fields.client_id === '') throw new Error('no client_id in the response');
+  if (typeof fields.client_id !== 'string' || fields.client_id === '')
+    throw new Error('no client_id in the response');
   if (fields.client_secret !== undefined && typeof fields.client_secret !== 'string')
     throw new Error('client_secret is not a string');
   return fields;
@@ -156,7 +175,12 @@ async function readRegistration(response: Response): Promise<Record<string, unkn
 async function register(context: RegistrationContext): Promise<ResolvedClient> {
   const { as } = context;
   const supported = as.token_endpoint_auth_methods_supported ?? [];
-  const requestedMethod = supported.length === 0 || supported.includes('none') ? 'none' : supported.includes('client_secret_basic') ? 'client_secret_basic' : 'client_secret_post';
+  const requestedMethod =
+    supported.length === 0 || supported.includes('none')
+      ? 'none'
+      : supported.includes('client_secret_basic')
+        ? 'client_secret_basic'
+        : 'client_secret_post';
   const metadata: Partial<oauth.Client> = {
     client_name: context.identity.clientName ?? 'agentforge',
     grant_types: [...context.grantTypes],
@@ -175,7 +199,11 @@ async function register(context: RegistrationContext): Promise<ResolvedClient> {
     registered = await readRegistration(response);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new AuthorizationError('registration_unavailable', `dynamic client registration failed: ${message}`, { cause: error });
+    throw new AuthorizationError(
+      'registration_unavailable',
+      `dynamic client registration failed: ${message}`,
+      { cause: error },
+    );
   }
   const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
   if (typeof registered.client_id !== 'string' || registered.client_id === '')
@@ -183,7 +211,9 @@ async function register(context: RegistrationContext): Promise<ResolvedClient> {
   const stored: StoredClient = {
     client_id: registered.client_id,
     ...(secret ? { client_secret: secret } : {}),
-    ...(asMethod(registered.token_endpoint_auth_method) ? { token_endpoint_auth_method: registered.token_endpoint_auth_method as string } : {}),
+    ...(asMethod(registered.token_endpoint_auth_method)
+      ? { token_endpoint_auth_method: registered.token_endpoint_auth_method as string }
+      : {}),
     ...(context.redirectUri ? { redirect_uri: context.redirectUri } : {}),
   };
   await context.store.setClient(as.issuer, stored);

@@ -21,7 +21,8 @@ export function selectScopes(inputs: ScopeInputs): string[] | undefined {
   const base = inputs.challenged ?? inputs.discovery.resourceMetadata?.scopes_supported ?? [];
   const scopes = new Set([...(inputs.prior ?? []), ...base, ...(inputs.configured ?? [])]);
   const asScopes = inputs.discovery.authorizationServer.scopes_supported;
-  if (inputs.wantsRefreshToken && scopes.size > 0 && asScopes?.includes('offline_access')) scopes.add('offline_access');
+  if (inputs.wantsRefreshToken && scopes.size > 0 && asScopes?.includes('offline_access'))
+    scopes.add('offline_access');
   if (!asScopes?.includes('offline_access')) scopes.delete('offline_access');
   return scopes.size > 0 ? [...scopes] : undefined;
 }

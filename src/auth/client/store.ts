@@ -139,7 +139,8 @@ export class FileTokenStore extends MemoryTokenStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyData();
       throw error;
     }
-    if (text.length > MAX_STORE_BYTES) throw new Error(`${this.path} is larger than ${MAX_STORE_BYTES} bytes`);
+    if (text.length > MAX_STORE_BYTES)
+      throw new Error(`${this.path} is larger than ${MAX_STORE_BYTES} bytes`);
     try {
       return parseStore(text);
     } catch {

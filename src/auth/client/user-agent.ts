@@ -22,7 +22,9 @@ const MAX_HOPS = 5;
  * Follows the authorization URL with HTTP GETs (no cookies, no forms) until the authorization server redirects
  * to `redirectUri`: for authorization servers that approve without a user (test harnesses, conformance).
  */
-export function headlessUserAgent(options: { redirectUri?: string; fetch?: typeof fetch } = {}): AuthorizationUserAgent {
+export function headlessUserAgent(
+  options: { redirectUri?: string; fetch?: typeof fetch } = {},
+): AuthorizationUserAgent {
   const redirectUri = options.redirectUri ?? 'http://localhost:3000/callback';
   const fetchFn = options.fetch ?? fetch;
   return {
@@ -34,12 +36,19 @@ export function headlessUserAgent(options: { redirectUri?: string; fetch?: typeo
         await response.body?.cancel().catch(() => {});
         const location = response.headers.get('location');
         if (!location || response.status < 300 || response.status >= 400)
-          throw new AuthorizationError('authorization_failed', `the authorization endpoint answered ${response.status}`);
+          throw new AuthorizationError(
+            'authorization_failed',
+            `the authorization endpoint answered ${response.status}`,
+          );
         const next = new URL(location, url);
-        if (`${next.origin}${next.pathname}` === new URL(redirectUri).href.replace(/[?#].*$/, '')) return next;
+        if (`${next.origin}${next.pathname}` === new URL(redirectUri).href.replace(/[?#].*$/, ''))
+          return next;
         url = assertOpenableUrl(next);
       }
-      throw new AuthorizationError('authorization_failed', 'too many redirects from the authorization endpoint');
+      throw new AuthorizationError(
+        'authorization_failed',
+        'too many redirects from the authorization endpoint',
+      );
     },
   };
 }

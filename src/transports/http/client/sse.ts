@@ -132,7 +132,10 @@ export class SseClientTransport implements Transport {
     const body = await readBody(response, 64 * 1024).catch(() => '');
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300)
-      throw new HttpStatusError(status, body, { method: 'POST (HTTP+SSE)', headers: errorHeadersOf(response) });
+      throw new HttpStatusError(status, body, {
+        method: 'POST (HTTP+SSE)',
+        headers: errorHeadersOf(response),
+      });
   }
 
   async close(): Promise<void> {
