@@ -2,6 +2,8 @@
 /** The `agentforge` command: the composition root (nothing imports it). */
 import { ConfigError } from '../agent/config.js';
 import { ModelError } from '../agent/model.js';
+import { AuthorizationError } from '../auth/client/errors.js';
+import { authCommand } from './auth.js';
 import { chatCommand } from './chat.js';
 import { demoCommand } from './demo.js';
 import { runCommand } from './run.js';
@@ -18,6 +20,7 @@ usage:
   agentforge tools list --config <mcp.json> [--json]
   agentforge tools call --config <mcp.json> <llmName> [--args '<json>'] [--json]
   agentforge demo  [--model <provider>:<model>] [--task "<task>"] [--approve ...]
+  agentforge auth  login|logout|status <server> --config <mcp.json> [--no-browser] [--json]
 
 models: --model or AGENTFORGE_MODEL, e.g. openai:gpt-4o, openai-responses:gpt-4.1, anthropic:claude-sonnet-4-5,
   gemini:gemini-2.5-flash, ollama:llama3.1; demo:offline-rules is the offline rule-based demo model.
@@ -39,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
       return toolsCommand(rest);
     case 'demo':
       return demoCommand(rest);
+    case 'auth':
+      return authCommand(rest);
     case undefined:
     case 'help':
     case '--help':
@@ -55,7 +60,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ModelError;
+    const known =
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof ModelError ||
+      error instanceof AuthorizationError;
     const isUsage =
       error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
     process.stderr.write(
