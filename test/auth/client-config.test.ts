@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: mcp.json uses ${VAR} interpolation, tested verbatim.
 /** `oauth` on an mcp.json server: parsed, interpolated, checked, and turned into the server's OAuth client. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/agent/config.js';
