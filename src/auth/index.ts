@@ -10,12 +10,7 @@ export {
 } from './client/discovery.js';
 export type { EnterpriseIdentityProvider } from './client/enterprise.js';
 export { AuthorizationError, type AuthorizationErrorCode, isAuthorizationError } from './client/errors.js';
-export {
-  MAX_AUTHORIZATION_ROUNDS,
-  challengeOf,
-  oauthMiddleware,
-  oauthPipelineMiddleware,
-} from './client/middleware.js';
+export { MAX_AUTHORIZATION_ROUNDS, challengeOf, oauthMiddleware } from './client/middleware.js';
 export {
   type AddressRange,
   NetworkPolicy,

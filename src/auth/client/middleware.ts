@@ -5,7 +5,7 @@
  * authorization rounds (2025-11-25 basic/authorization: Scope Challenge Handling; retry limits).
  */
 import { HttpStatusError } from '../../transports/http/client/errors.js';
-import type { Middleware, Next } from '../../util/compose.js';
+import type { Next } from '../../util/compose.js';
 import { AuthorizationError } from './errors.js';
 import type { OAuthClientProvider } from './provider.js';
 
@@ -27,6 +27,10 @@ export function challengeOf(error: unknown): HttpStatusError | undefined {
   return undefined;
 }
 
+/**
+ * A `Middleware` (src/util/compose.ts) for any context with a `method` and any result. It calls `next` again to
+ * retry, so in a `compose` pipeline it needs a composer that allows re-invoking the rest of the chain.
+ */
 export function oauthMiddleware(
   provider: OAuthClientProvider,
 ): <C extends { readonly method: string }, R>(context: C, next: Next<C, R>) => Promise<R> {
@@ -58,11 +62,4 @@ export function oauthMiddleware(
       }
     }
   };
-}
-
-/** The same, typed for `compose` pipelines. */
-export function oauthPipelineMiddleware<C extends { readonly method: string }, R>(
-  provider: OAuthClientProvider,
-): Middleware<C, R> {
-  return oauthMiddleware(provider);
 }

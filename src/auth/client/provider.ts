@@ -171,12 +171,14 @@ export class OAuthClientProvider {
     return 'token';
   }
 
-  /** Authorizes now, without waiting for a challenge (`agentforge auth login`). */
+  /** Authorizes now, without waiting for a challenge, and without refreshing (`agentforge auth login`). */
   async authorize(): Promise<void> {
     await this.#load();
-    this.#pending ??= this.#obtain(401, { scope: undefined, resourceMetadata: undefined }).finally(() => {
-      this.#pending = undefined;
-    });
+    this.#pending ??= this.#obtain(401, { scope: undefined, resourceMetadata: undefined }, false).finally(
+      () => {
+        this.#pending = undefined;
+      },
+    );
     await this.#pending;
   }
 
@@ -206,6 +208,7 @@ export class OAuthClientProvider {
   async #obtain(
     status: number,
     challenge: { scope: string[] | undefined; resourceMetadata: string | undefined },
+    mayRefresh = true,
   ): Promise<void> {
     // Discovery again on every challenge: the server may have moved to another authorization server (SEP-2352).
     const discovery = await discover(this.#fetch, this.serverUrl, challenge.resourceMetadata);
@@ -213,7 +216,7 @@ export class OAuthClientProvider {
     const key: TokenKey = { issuer: as.issuer, resource: discovery.resource };
     const current = this.#current;
     const same = current && current.key.issuer === key.issuer && current.key.resource === key.resource;
-    if (status === 401 && same && current.tokens.refresh_token) {
+    if (mayRefresh && status === 401 && same && current.tokens.refresh_token) {
       try {
         await this.#refresh(discovery, key, current.tokens);
         return;

@@ -57,6 +57,8 @@ const emptyData = (): StoreData => ({ tokens: {}, clients: {} });
 /** Tokens for this process only. */
 export class MemoryTokenStore implements TokenStore {
   protected data: StoreData = emptyData();
+  /** Read-modify-write operations one at a time, so concurrent writers never lose each other's entries. */
+  #queue: Promise<void> = Promise.resolve();
 
   protected async load(): Promise<StoreData> {
     return this.data;
@@ -64,20 +66,31 @@ export class MemoryTokenStore implements TokenStore {
 
   protected async save(_data: StoreData): Promise<void> {}
 
+  protected update(change: (data: StoreData) => void): Promise<void> {
+    const run = async () => {
+      const data = await this.load();
+      change(data);
+      await this.save(data);
+    };
+    const next = this.#queue.then(run, run);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
   async get(key: TokenKey): Promise<StoredTokens | undefined> {
     return (await this.load()).tokens[keyOf(key)]?.tokens;
   }
 
-  async set(key: TokenKey, tokens: StoredTokens): Promise<void> {
-    const data = await this.load();
-    data.tokens[keyOf(key)] = { key: { issuer: key.issuer, resource: key.resource }, tokens };
-    await this.save(data);
+  set(key: TokenKey, tokens: StoredTokens): Promise<void> {
+    return this.update((data) => {
+      data.tokens[keyOf(key)] = { key: { issuer: key.issuer, resource: key.resource }, tokens };
+    });
   }
 
-  async delete(key: TokenKey): Promise<void> {
-    const data = await this.load();
-    delete data.tokens[keyOf(key)];
-    await this.save(data);
+  delete(key: TokenKey): Promise<void> {
+    return this.update((data) => {
+      delete data.tokens[keyOf(key)];
+    });
   }
 
   async entries(): Promise<Array<[TokenKey, StoredTokens]>> {
@@ -88,16 +101,16 @@ export class MemoryTokenStore implements TokenStore {
     return (await this.load()).clients[issuer];
   }
 
-  async setClient(issuer: string, client: StoredClient): Promise<void> {
-    const data = await this.load();
-    data.clients[issuer] = client;
-    await this.save(data);
+  setClient(issuer: string, client: StoredClient): Promise<void> {
+    return this.update((data) => {
+      data.clients[issuer] = client;
+    });
   }
 
-  async deleteClient(issuer: string): Promise<void> {
-    const data = await this.load();
-    delete data.clients[issuer];
-    await this.save(data);
+  deleteClient(issuer: string): Promise<void> {
+    return this.update((data) => {
+      delete data.clients[issuer];
+    });
   }
 }
 
@@ -123,7 +136,6 @@ function parseStore(text: string): StoreData {
  */
 export class FileTokenStore extends MemoryTokenStore {
   readonly path: string;
-  #writing: Promise<void> = Promise.resolve();
 
   constructor(path: string = defaultTokenFile()) {
     super();
@@ -131,7 +143,6 @@ export class FileTokenStore extends MemoryTokenStore {
   }
 
   protected override async load(): Promise<StoreData> {
-    await this.#writing;
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -148,15 +159,11 @@ export class FileTokenStore extends MemoryTokenStore {
     }
   }
 
-  protected override save(data: StoreData): Promise<void> {
-    const write = async () => {
-      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      const temporary = `${this.path}.${process.pid}.tmp`;
-      await writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-      await chmod(temporary, 0o600);
-      await rename(temporary, this.path);
-    };
-    this.#writing = this.#writing.then(write, write);
-    return this.#writing;
+  protected override async save(data: StoreData): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    await chmod(temporary, 0o600);
+    await rename(temporary, this.path);
   }
 }
