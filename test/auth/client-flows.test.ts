@@ -136,3 +136,32 @@ describe('OAuth client flows', () => {
     expect(jtis.size).toBe(mcp.length);
   });
 });
+
+describe('OAuth on every HTTP request of a session (2025-11-25)', () => {
+  it('sends a DPoP proof bound to GET on the event stream and to DELETE when the session ends', async () => {
+    const h = await startHarness({ dpop: true });
+    cleanups.push(() => h.close());
+    const oauth = new OAuthClientProvider({
+      serverUrl: h.mcpUrl,
+      grant: { type: 'authorization_code', userAgent: headlessUserAgent() },
+      store: new MemoryTokenStore(),
+    });
+    const client = await McpClient.connect(h.mcpUrl, {
+      oauth,
+      protocolVersion: '2025-11-25',
+      timeoutMs: 10_000,
+    });
+    await client.listTools();
+    const deadline = Date.now() + 5_000;
+    while (!h.requests.some((r) => r.path === '/mcp' && r.method === 'GET') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await client.close();
+    const htm = (method: string) =>
+      h.requests
+        .filter((r) => r.path === '/mcp' && r.method === method && r.headers.dpop)
+        .map((r) => decodeJwt(r.headers.dpop as string).htm);
+    expect(htm('GET')[0]).toBe('GET');
+    expect(htm('DELETE')).toEqual(['DELETE']);
+    expect(htm('POST').every((method) => method === 'POST')).toBe(true);
+  });
+});
