@@ -165,3 +165,40 @@ describe('OAuth on every HTTP request of a session (2025-11-25)', () => {
     expect(htm('POST').every((method) => method === 'POST')).toBe(true);
   });
 });
+
+describe('DPoP nonces at the resource server (RFC 9449 §9)', () => {
+  it('retries refused requests with the nonce the server asked for, concurrent ones included', async () => {
+    const nonce = 'rs-nonce-1';
+    let challenged = 0;
+    let base = '';
+    const h = await startHarness({
+      dpop: true,
+      gate: ({ token, headers }) => {
+        const metadata = `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
+        if (!token) return { status: 401, wwwAuthenticate: `DPoP ${metadata}` };
+        const proof = headers.dpop as string | undefined;
+        if (proof && decodeJwt(proof).nonce !== nonce) {
+          challenged++;
+          return {
+            status: 401,
+            wwwAuthenticate: `DPoP error="use_dpop_nonce", ${metadata}`,
+            headers: { 'dpop-nonce': nonce },
+          };
+        }
+        return undefined;
+      },
+    });
+    base = h.base;
+    cleanups.push(() => h.close());
+    const oauth = new OAuthClientProvider({
+      serverUrl: h.mcpUrl,
+      grant: { type: 'authorization_code', userAgent: headlessUserAgent() },
+      store: new MemoryTokenStore(),
+    });
+    const client = await McpClient.connect(h.mcpUrl, { oauth, timeoutMs: 10_000 });
+    cleanups.push(() => client.close());
+    await Promise.all(Array.from({ length: 4 }, () => client.callTool({ name: 'echo', arguments: {} })));
+    expect(challenged).toBeGreaterThanOrEqual(1);
+    expect(h.count('/authorize')).toBe(1);
+  });
+});

@@ -35,10 +35,6 @@ export class DpopKey {
     this.#resourceNonces.set(origin, nonce);
   }
 
-  hasResourceNonce(origin: string, nonce: string): boolean {
-    return this.#resourceNonces.get(origin) === nonce;
-  }
-
   /** RFC 9449 §4.2, §7.1: a proof for one request to the resource server, bound to the access token. */
   async proofFor(method: string, url: URL, accessToken: string): Promise<string> {
     this.#publicJwk ??= await exportJWK(this.#keyPair.publicKey);

@@ -147,10 +147,8 @@ export class OAuthClientProvider {
     const challenge = await readChallenge(headers['www-authenticate']);
     const nonce = headers['dpop-nonce'];
     if (challenge.error === 'use_dpop_nonce' && nonce && this.#dpop) {
-      const origin = this.serverUrl.origin;
-      if (this.#dpop.hasResourceNonce(origin, nonce))
-        throw new AuthorizationError('unauthorized', 'the server refused the DPoP nonce it asked for');
-      this.#dpop.setResourceNonce(origin, nonce);
+      // Requests in flight with the previous nonce all land here; the middleware bounds the retries.
+      this.#dpop.setResourceNonce(this.serverUrl.origin, nonce);
       return 'nonce';
     }
     if (status === 403 && challenge.error !== 'insufficient_scope')
