@@ -14,6 +14,9 @@ const command = 'node dist/conformance/client-fixture.js';
 const baseline = 'conformance/client-expected-failures.yml';
 const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const requirementSets = ['2026-07-28', '2025-11-25'];
+// Per-scenario limit: the suite's default (30 s) is tight when a requirement set runs its scenarios in
+// parallel on a loaded 2-core machine (each authorization scenario spawns several servers and our client).
+const timeout = ['--timeout', '90000'];
 // The suite needs Node 22 (fs.globSync); the `node` devDependency provides it. The fixture it spawns runs on
 // the `node` found on PATH, the runtime users have.
 const localNode = join(root, 'node_modules', '.bin', 'node');
@@ -48,6 +51,7 @@ function runSingle(scenario, revision) {
     'client',
     '--command',
     command,
+    ...timeout,
     '--scenario',
     scenario,
     '--spec-version',
@@ -74,6 +78,7 @@ for (const revision of requirementSets) {
     'client',
     '--command',
     command,
+    ...timeout,
     '--requirements',
     revision,
     '--expected-failures',
