@@ -1,7 +1,7 @@
 /**
  * `mcp.json`: the `mcpServers` format Claude Desktop, Cursor and VS Code already write, plus agentforge's own
  * optional keys per server (`tools.allow`/`tools.deny`, `group`, `timeoutMs`, `protocolVersion`, `approval`,
- * `enabled`, `expose`).
+ * `enabled`, `expose`, `oauth`).
  * Strings may use `${VAR}` (or VS Code's `${env:VAR}`, or `${VAR:-default}`) to pull secrets from the
  * environment, and VS Code's `${input:ID}` for a value the user types (declared under `inputs`). A `command`
  * or `args` entry starting with `./` or `../`, and `cwd`, resolve against the config file's directory.
@@ -34,6 +34,32 @@ export type ServerApproval =
   | 'deny'
   | { readonly auto?: readonly string[]; readonly deny?: readonly string[] };
 
+/**
+ * `oauth` on an HTTP server: how to authorize with it (agentforge/auth). Without `clientId` the client uses a
+ * client metadata document (`clientMetadataUrl`) or registers itself where the server allows it.
+ */
+export interface ServerOAuthConfig {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  readonly scopes?: readonly string[];
+  /** A loopback redirect such as http://127.0.0.1:8765/callback (pre-registered clients need a fixed one). */
+  readonly redirectUri?: string;
+  readonly clientMetadataUrl?: string;
+  /** Let metadata and token requests reach private (RFC 1918 / ULA) addresses. */
+  readonly allowPrivateNetwork?: boolean;
+}
+
+const OAUTH_KEYS = new Set([
+  'clientId',
+  'clientSecret',
+  'tokenEndpointAuthMethod',
+  'scopes',
+  'redirectUri',
+  'clientMetadataUrl',
+  'allowPrivateNetwork',
+]);
+
 export interface ServerConfig {
   readonly name: string;
   readonly target: ServerTarget;
@@ -47,6 +73,8 @@ export interface ServerConfig {
   readonly enabled: boolean;
   /** Opt-in: offer the server's resources (read) and prompts (get) to the model as tools too. */
   readonly expose: { readonly resources: boolean; readonly prompts: boolean };
+  /** OAuth for a protected HTTP server. */
+  readonly oauth?: ServerOAuthConfig;
 }
 
 export interface HostConfig {
@@ -90,6 +118,7 @@ const SERVER_KEYS = new Set([
   'approval',
   'enabled',
   'expose',
+  'oauth',
   // Written by other hosts; accepted and ignored.
   'disabled',
   'autoApprove',
@@ -204,9 +233,13 @@ class Reader {
     }
     if (timeoutMs !== undefined && !(timeoutMs > 0))
       this.fail(name, 'timeoutMs', 'must be a positive number');
+    const target = this.target(name, raw);
+    if (raw.oauth !== undefined && target.kind !== 'http')
+      this.fail(name, 'oauth', 'only an HTTP server takes "oauth"');
+    const oauth = raw.oauth === undefined ? undefined : this.oauth(name, raw.oauth);
     return {
       name,
-      target: this.target(name, raw),
+      target,
       tools: this.tools(name, raw.tools),
       groups: this.groups(name, raw.group),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
@@ -214,7 +247,45 @@ class Reader {
       approval: this.approval(name, raw.approval),
       enabled,
       expose: this.expose(name, raw.expose),
+      ...(oauth === undefined ? {} : { oauth }),
     };
+  }
+
+  private oauth(name: string, raw: unknown): ServerOAuthConfig {
+    if (!isObject(raw)) this.fail(name, 'oauth', 'must be an object');
+    for (const key of Object.keys(raw))
+      if (!OAUTH_KEYS.has(key)) this.fail(name, `oauth.${key}`, 'unknown key');
+    const text = (key: string) => {
+      const value = this.optional(name, raw, key, 'string');
+      return value === undefined ? undefined : this.interpolate(name, `oauth.${key}`, value);
+    };
+    const method = text('tokenEndpointAuthMethod');
+    if (method !== undefined && !['client_secret_basic', 'client_secret_post', 'none'].includes(method))
+      this.fail(
+        name,
+        'oauth.tokenEndpointAuthMethod',
+        'must be client_secret_basic, client_secret_post or none',
+      );
+    const redirectUri = text('redirectUri');
+    if (redirectUri !== undefined && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\//.test(redirectUri))
+      this.fail(
+        name,
+        'oauth.redirectUri',
+        'must be a loopback URL with a port, e.g. http://127.0.0.1:8765/callback',
+      );
+    const allowPrivateNetwork = this.optional(name, raw, 'allowPrivateNetwork', 'boolean');
+    const entries = {
+      clientId: text('clientId'),
+      clientSecret: text('clientSecret'),
+      tokenEndpointAuthMethod: method as ServerOAuthConfig['tokenEndpointAuthMethod'],
+      scopes: raw.scopes === undefined ? undefined : this.strings(name, 'oauth.scopes', raw.scopes),
+      redirectUri,
+      clientMetadataUrl: text('clientMetadataUrl'),
+      allowPrivateNetwork,
+    };
+    return Object.fromEntries(
+      Object.entries(entries).filter(([, value]) => value !== undefined),
+    ) as ServerOAuthConfig;
   }
 
   private target(name: string, raw: Record<string, unknown>): ServerTarget {

@@ -7,6 +7,7 @@
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
+import { oauthProviderFor } from './oauth.js';
 
 const CLIENT_INFO = { name: 'agentforge', version: '0.1.0' };
 const FORWARDED: readonly ClientEvent[] = [
@@ -32,6 +33,8 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),
   };
+  const oauth = oauthProviderFor(config);
+  if (oauth) options.oauth = oauth;
   const client =
     target.kind === 'stdio'
       ? await McpClient.connect(

@@ -3,6 +3,7 @@
  * code that tells a script what happened (documented in `agentforge --help`). A stack trace only with
  * `--verbose` or `AGENTFORGE_DEBUG=1`.
  */
+import { AuthorizationError } from '../auth/client/errors.js';
 import { ConfigError } from '../agent/config.js';
 import { ModelError } from '../agent/model.js';
 import { LocalError, RpcError } from '../jsonrpc/errors.js';
@@ -61,6 +62,7 @@ export function isExpected(error: unknown): boolean {
     error instanceof ModelError ||
     error instanceof LocalError ||
     error instanceof RpcError ||
+    error instanceof AuthorizationError ||
     isParseArgsError(error)
   );
 }

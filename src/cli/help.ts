@@ -243,6 +243,43 @@ export const INIT_SPEC: CommandSpec = {
   ],
 };
 
+const AUTH_FLAGS: readonly FlagSpec[] = [
+  CONFIG,
+  { name: 'no-browser', help: 'print the authorization URL instead of opening the browser (login)' },
+  JSON_OUT,
+  HELP,
+];
+
+export const AUTH_SPEC: CommandSpec = {
+  name: 'auth',
+  summary: "log in to a server's OAuth authorization server, log out, or show the stored login",
+  usage: ['auth login|logout|status <server> [--config <mcp.json>] [--no-browser] [--json]'],
+  flags: AUTH_FLAGS,
+  notes: `tokens: stored in $XDG_CONFIG_HOME/agentforge/tokens.json (default ~/.config/agentforge), mode 0600,
+  keyed by authorization server and resource; never printed. A server's "oauth" key in mcp.json sets
+  clientId, clientSecret, scopes and redirectUri.`,
+  subcommands: [
+    {
+      name: 'login',
+      summary: 'authorize in the browser and store the tokens',
+      usage: ['auth login <server>'],
+      flags: AUTH_FLAGS,
+    },
+    {
+      name: 'logout',
+      summary: "forget the server's stored tokens",
+      usage: ['auth logout <server>'],
+      flags: AUTH_FLAGS,
+    },
+    {
+      name: 'status',
+      summary: 'show the stored login (never the token)',
+      usage: ['auth status <server>'],
+      flags: AUTH_FLAGS,
+    },
+  ],
+};
+
 export const DEMO_SPEC: CommandSpec = {
   name: 'demo',
   summary: 'the end-to-end demo: bundled servers (stdio and HTTP), one agent task, every frame printed',

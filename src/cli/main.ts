@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /** The `agentforge` command: the composition root (nothing imports it). */
+import { authCommand } from './auth.js';
 import { chatCommand } from './chat.js';
 import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
 import { EXIT, UsageError, isParseArgsError, reportError } from './errors.js';
 import {
+  AUTH_SPEC,
   CHAT_SPEC,
   CONFIG_SPEC,
   type CommandSpec,
@@ -41,6 +43,7 @@ const COMMANDS: readonly Command[] = [
   { spec: PROMPTS_SPEC, run: promptsCommand },
   { spec: CONFIG_SPEC, run: configCommand },
   { spec: INIT_SPEC, run: initCommand },
+  { spec: AUTH_SPEC, run: (argv) => authCommand(argv) },
   { spec: DEMO_SPEC, run: demoCommand },
 ];
 

@@ -3,6 +3,7 @@
  * one composed request pipeline (src/client/pipeline.ts) every request goes through. Connecting, restarting a
  * dead server and renewing an expired session live here; what differs between eras lives in the codec.
  */
+import { oauthMiddleware } from '../auth/client/middleware.js';
 import type { Result } from '../jsonrpc/connection.js';
 import type { RequestId } from '../jsonrpc/messages.js';
 import { LocalError } from '../mcp/local-errors.js';
@@ -104,7 +105,9 @@ export class ClientCore implements PipelineHost {
       subscriptions: this.subscriptions,
       handlers: options.handlers,
     };
-    const user = options.middleware ?? [];
+    // OAuth (agentforge/auth) is one more layer, inside the user's: a 401 or 403 insufficient_scope is
+    // authorized and the request sent again, during connect as well as after.
+    const user = [...(options.middleware ?? []), ...(options.oauth ? [oauthMiddleware(options.oauth)] : [])];
     const send = (context: ClientRequestContext) =>
       context.codec.send(
         context.link.connection,

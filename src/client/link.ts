@@ -121,6 +121,8 @@ export function createTransport(
     const common = {
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      // OAuth (agentforge/auth): the provider's token and DPoP proof on every HTTP request.
+      ...(options.oauth ? { httpHeaders: options.oauth.headersFor.bind(options.oauth) } : {}),
       logger,
     };
     if (kind === 'sse') return { transport: new SseClientTransport(target, common), kind: 'sse' };

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '../auth/client/provider.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type {
   ClientCapabilities,
@@ -62,6 +63,11 @@ export interface ClientOptions {
   protocolVersion?: string;
   /** Added to every HTTP request. */
   headers?: Record<string, string>;
+  /**
+   * OAuth 2.1 for a protected HTTP server (agentforge/auth): its token goes on every HTTP request, and a 401 or
+   * 403 insufficient_scope runs discovery, authorization, refresh or step-up, then retries the request.
+   */
+  oauth?: OAuthClientProvider;
   transport?: HttpTransportKind;
   /** Cap on one HTTP response body or SSE event (default 16 MiB). */
   maxResponseBytes?: number;

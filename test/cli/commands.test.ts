@@ -9,8 +9,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_OPTIONS } from '../../src/cli/auth.js';
 import { CONFIG_IMPORT_OPTIONS } from '../../src/cli/config.js';
 import {
+  AUTH_SPEC,
   CHAT_SPEC,
   CONFIG_SPEC,
   type CommandSpec,
@@ -31,6 +33,7 @@ import { LAB, ROOT, WEATHER } from '../agent/support.js';
 import { cli, expectNoStack } from './support.js';
 
 const SPECS = [
+  AUTH_SPEC,
   RUN_SPEC,
   CHAT_SPEC,
   TOOLS_SPEC,
@@ -107,6 +110,7 @@ describe('--help and --version', () => {
     expect(flags(sub(PROMPTS_SPEC, 'get'))).toEqual(Object.keys(PROMPTS_OPTIONS).sort());
     expect(flags(sub(CONFIG_SPEC, 'import'))).toEqual(Object.keys(CONFIG_IMPORT_OPTIONS).sort());
     expect(flags(sub(INIT_SPEC, 'server'))).toEqual(Object.keys(INIT_SERVER_OPTIONS).sort());
+    expect(flags(sub(AUTH_SPEC, 'login'))).toEqual(Object.keys(AUTH_OPTIONS).sort());
   });
 });
 

@@ -10,8 +10,8 @@ import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import { encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
-import { HttpStatusError } from './errors.js';
-import type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { HttpStatusError, errorHeadersOf } from './errors.js';
+import type { HttpRequestDescription, StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
 import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
@@ -142,6 +142,12 @@ export class StreamableHttpClientTransport implements Transport {
     return headers;
   }
 
+  /** Merges the per-request header hook's answer (authorization, DPoP proofs) into `headers`. */
+  async #hookHeaders(headers: OutgoingHttpHeaders, method: HttpRequestDescription['method']): Promise<void> {
+    const hook = this.#options.httpHeaders;
+    if (hook) Object.assign(headers, await hook({ method, url: this.url }));
+  }
+
   #sendRequest(message: JSONRPCRequest): Promise<void> {
     // Only tools/list and tools/call take part in header mirroring; every other request goes straight out.
     if (this.mode === 'stateless' && this.#toolHeaders.mirrors(message)) {
@@ -157,6 +163,7 @@ export class StreamableHttpClientTransport implements Transport {
     headers['content-type'] = 'application/json';
     const sentSession = headers[Header.SessionId] as string | undefined;
     try {
+      if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'POST');
       const opened = openRequest(this.#target, {
         method: 'POST',
         headers,
@@ -202,6 +209,10 @@ export class StreamableHttpClientTransport implements Transport {
       }
       throw new HttpStatusError(status, body, { sessionExpired: sentSession, method: message.method });
     }
+    const errorHeaders = errorHeadersOf(response);
+    // An authorization challenge is for the client's auth layer, whatever the body says (RFC 6750 §3).
+    if (status === 401 || (status === 403 && errorHeaders['www-authenticate'] !== undefined))
+      throw new HttpStatusError(status, body, { method: message.method, headers: errorHeaders });
     // A JSON-RPC error in a 4xx/5xx body is the answer (2026-07-28 puts modern errors behind 400/404), but a
     // 405 means this URL takes no POST at all (an HTTP+SSE endpoint): the status is what the caller must see
     // to fall back (2026-07-28 streamable-http: Backward Compatibility).
@@ -210,7 +221,7 @@ export class StreamableHttpClientTransport implements Transport {
       this.#deliver(error);
       return;
     }
-    throw new HttpStatusError(status, body, { method: message.method });
+    throw new HttpStatusError(status, body, { method: message.method, headers: errorHeaders });
   }
 
   async #readRequestStream(
@@ -291,6 +302,7 @@ export class StreamableHttpClientTransport implements Transport {
   ): Promise<'ended' | 'unsupported'> {
     const headers = this.#sessionHeaders('text/event-stream');
     if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
+    if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'GET');
     const composite = AbortSignal.any([signal, this.#lifetime.signal]);
     const opened = openRequest(this.#target, {
       method: 'GET',
@@ -304,7 +316,10 @@ export class StreamableHttpClientTransport implements Transport {
     if (!open) {
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       if ((response.statusCode ?? 0) >= 400 && (response.statusCode ?? 0) < 500) return 'unsupported';
-      throw new HttpStatusError(response.statusCode ?? 0, '', { method: 'GET' });
+      throw new HttpStatusError(response.statusCode ?? 0, '', {
+        method: 'GET',
+        headers: errorHeadersOf(response),
+      });
     }
     await readSse(response, this.#sseHandlers(awaitedId, state, opened.request), this.#maxBytes).catch(
       (error) => {
@@ -373,6 +388,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #sendOther(message: JSONRPCMessage): Promise<void> {
     const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
+    if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'POST');
     const opened = openRequest(this.#target, {
       method: 'POST',
       headers,
@@ -384,7 +400,8 @@ export class StreamableHttpClientTransport implements Transport {
     this.#captureSession(response);
     const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
     const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw new HttpStatusError(status, body);
+    if (status < 200 || status >= 300)
+      throw new HttpStatusError(status, body, { headers: errorHeadersOf(response) });
   }
 
   #captureSession(response: IncomingMessage): void {
@@ -397,6 +414,7 @@ export class StreamableHttpClientTransport implements Transport {
     const headers: OutgoingHttpHeaders = { ...this.#options.headers, [Header.SessionId]: sessionId };
     if (this.protocolVersion) headers[Header.ProtocolVersion] = this.protocolVersion;
     try {
+      if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'DELETE');
       const opened = openRequest(this.#target, {
         method: 'DELETE',
         headers,
