@@ -63,12 +63,13 @@ export class FetchExchange implements HttpExchange {
   readonly response: Promise<Response>;
   readonly #request: Request;
   readonly #url: URL;
-  readonly #authInfo: unknown;
+  authInfo: unknown;
+  principal: string | undefined;
   #resolve!: (response: Response) => void;
 
   constructor(request: Request, authInfo: unknown) {
     this.#request = request;
-    this.#authInfo = authInfo;
+    this.authInfo = authInfo;
     this.#url = new URL(request.url);
     this.method = request.method;
     this.path = this.#url.pathname;
@@ -115,7 +116,7 @@ export class FetchExchange implements HttpExchange {
   }
 
   extra(sessionId?: string): MessageExtra {
-    return { headers: this.#request.headers, authInfo: this.#authInfo, sessionId };
+    return { headers: this.#request.headers, authInfo: this.authInfo, sessionId };
   }
 
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void {

@@ -40,11 +40,10 @@ class NodeMessageExtra {
   readonly #req: IncomingMessage;
   #headers: Headers | undefined;
 
-  constructor(req: IncomingMessage, sessionId: string | undefined) {
+  constructor(req: IncomingMessage, sessionId: string | undefined, authInfo: unknown) {
     this.#req = req;
     this.sessionId = sessionId;
-    // Set by an auth middleware in front of the handler (the convention of node frameworks).
-    this.authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
+    this.authInfo = authInfo;
   }
 
   get headers(): Headers {
@@ -93,6 +92,8 @@ export class NodeExchange implements HttpExchange {
   readonly path: string;
   readonly urlHost = undefined;
   responded = false;
+  authInfo: unknown;
+  principal: string | undefined;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #search: string | undefined;
@@ -101,6 +102,8 @@ export class NodeExchange implements HttpExchange {
   constructor(req: IncomingMessage, res: ServerResponse) {
     this.#req = req;
     this.#res = res;
+    // Set by an auth middleware in front of the handler (the convention of node frameworks).
+    this.authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
     this.method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const question = url.indexOf('?');
@@ -171,7 +174,7 @@ export class NodeExchange implements HttpExchange {
   }
 
   extra(sessionId?: string): MessageExtra {
-    return new NodeMessageExtra(this.#req, sessionId) as unknown as MessageExtra;
+    return new NodeMessageExtra(this.#req, sessionId, this.authInfo) as unknown as MessageExtra;
   }
 
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void {
