@@ -105,7 +105,7 @@ export function call(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const request = modern(method, params);
-  const auth = authorization === undefined ? {} : { authorization };
+  const auth: Record<string, string> = authorization === undefined ? {} : { authorization };
   return post(url, request.body, { ...request.headers, ...auth, ...headers });
 }
 

@@ -1,0 +1,136 @@
+/**
+ * The resource-server pieces on their own and the web-standard (fetch) edge: RFC 9728 paths, the canonical
+ * resource, challenge quoting, the bounded caches, and the guard in front of `createFetchHandler`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExpiringCache } from '../../src/auth/server/cache.js';
+import {
+  JwtVerifier,
+  bearerAuth,
+  canonicalResource,
+  formatChallenge,
+  metadataPaths,
+} from '../../src/auth/server/index.js';
+import { createFetchHandler } from '../../src/server/http.js';
+import { principalOf } from '../../src/server/request-state.js';
+import { type TestAuthorizationServer, startAuthorizationServer } from '../support/oidc-provider.js';
+import { modern } from '../server/http/helpers.js';
+import { protectedServer } from './support.js';
+
+describe('RFC 9728 and RFC 8707 helpers', () => {
+  it('inserts the well-known suffix before the path; a root resource uses the bare path', () => {
+    expect(metadataPaths(new URL('https://mcp.example.com/mcp'))).toEqual({
+      insertion: '/.well-known/oauth-protected-resource/mcp',
+      root: '/.well-known/oauth-protected-resource',
+    });
+    expect(metadataPaths(new URL('https://mcp.example.com/tenant/a/')).insertion).toBe(
+      '/.well-known/oauth-protected-resource/tenant/a',
+    );
+    expect(metadataPaths(new URL('https://mcp.example.com')).insertion).toBe(
+      '/.well-known/oauth-protected-resource',
+    );
+  });
+
+  it('refuses a resource with a fragment, a query or another scheme', () => {
+    expect(() => canonicalResource('https://mcp.example.com/mcp#x')).toThrow(/fragment/);
+    expect(() => canonicalResource('https://mcp.example.com/mcp?tenant=a')).toThrow(/query/);
+    expect(() => canonicalResource('ftp://mcp.example.com/mcp')).toThrow(/http/);
+    expect(canonicalResource('HTTPS://MCP.example.com/mcp').href).toBe('https://mcp.example.com/mcp');
+  });
+
+  it('quotes challenge parameters safely (no header injection through a description)', () => {
+    const header = formatChallenge({
+      scheme: 'Bearer',
+      error: 'invalid_token',
+      description: 'say "hi"\r\nSet-Cookie: x=1 \\',
+      resourceMetadata: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
+      scopes: ['a', 'b'],
+    });
+    expect(header).toBe(
+      'Bearer error="invalid_token", error_description="say \\"hi\\"Set-Cookie: x=1 \\\\", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="a b"',
+    );
+  });
+});
+
+describe('ExpiringCache', () => {
+  it('forgets entries at their expiry and the oldest past its bound', () => {
+    const cache = new ExpiringCache<number>(2);
+    cache.set('a', 1, 1000);
+    cache.set('b', 2, 2000);
+    expect(cache.get('a', 999)).toBe(1);
+    expect(cache.get('a', 1000)).toBeUndefined();
+    cache.set('c', 3, 3000);
+    cache.set('d', 4, 3000);
+    expect(cache.size).toBe(2);
+    expect(cache.get('b', 0)).toBeUndefined();
+    expect(cache.get('d', 0)).toBe(4);
+  });
+});
+
+describe('principalOf', () => {
+  it('qualifies the subject by its issuer: the same sub from two servers is two principals', () => {
+    const a = principalOf({ issuer: 'https://a.example', subject: 'alice', clientId: 'c' });
+    const b = principalOf({ issuer: 'https://b.example', subject: 'alice', clientId: 'c' });
+    expect(a).not.toBe(b);
+    expect(principalOf({ subject: 'alice' })).toBe('alice');
+    expect(principalOf('alice')).toBeUndefined();
+  });
+});
+
+describe('the guard in front of the fetch handler', () => {
+  const resource = 'http://127.0.0.1:8/mcp';
+  let as: TestAuthorizationServer;
+
+  beforeAll(async () => {
+    as = await startAuthorizationServer({
+      resources: { [resource]: { scopes: ['mcp:tools', 'mcp:admin'] } },
+    });
+  });
+
+  afterAll(async () => {
+    await as?.close();
+  });
+
+  it('serves metadata, challenges, and hands the verified caller to the handler', async () => {
+    const server = protectedServer();
+    const handler = createFetchHandler(server, {
+      path: '/mcp',
+      auth: bearerAuth({
+        resource,
+        authorizationServers: [as.issuer],
+        verifier: new JwtVerifier({ jwks: as.jwksUri, issuer: as.issuer }),
+      }),
+    });
+    try {
+      const metadata = await handler(
+        new Request('http://127.0.0.1:8/.well-known/oauth-protected-resource/mcp'),
+      );
+      expect(((await metadata.json()) as { resource: string }).resource).toBe(resource);
+      const request = (authorization?: string, name = 'whoami') => {
+        const { body, headers } = modern('tools/call', { name, arguments: {} });
+        const auth: Record<string, string> = authorization === undefined ? {} : { authorization };
+        return new Request(resource, {
+          method: 'POST',
+          headers: { ...headers, ...auth },
+          body: JSON.stringify(body),
+        });
+      };
+      const anonymous = await handler(request());
+      expect(anonymous.status).toBe(401);
+      // What a middleware in front claims does not count when the guard says otherwise.
+      const claimed = await handler(request(), {
+        authInfo: { subject: 'root', scopes: ['mcp:admin'], claims: {} },
+      });
+      expect(claimed.status).toBe(401);
+      const { access_token } = await as.clientCredentials({ resource, scope: 'mcp:tools' });
+      const ok = await handler(request(`Bearer ${access_token}`));
+      expect(ok.status).toBe(200);
+      const body = (await ok.json()) as { result: { structuredContent: Record<string, unknown> } };
+      expect(body.result.structuredContent).toMatchObject({ subject: 'mcp-machine', scopes: ['mcp:tools'] });
+      expect((await handler(request(`Bearer ${access_token}`, 'purge'))).status).toBe(403);
+    } finally {
+      await handler.close();
+      await server.close();
+    }
+  });
+});
