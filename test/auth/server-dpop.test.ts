@@ -95,6 +95,17 @@ describe('DPoP-bound access tokens', () => {
     );
   });
 
+  it('challenges an invalid token sent with the DPoP scheme in that scheme', async () => {
+    const forged = `${token.slice(0, -4)}AAAA`;
+    const response = await call(p.url, 'tools/call', whoami, `DPoP ${forged}`, {
+      dpop: await dpopProof(key, { htm: 'POST', htu: p.url, accessToken: forged }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `DPoP error="invalid_token", error_description="the access token is invalid", resource_metadata="${metadataUrlOf(p.url)}", algs="ES256 RS256 PS256 EdDSA"`,
+    );
+  });
+
   it('refuses an unbound token presented with the DPoP scheme', async () => {
     const plain = await p.token();
     const response = await call(p.url, 'tools/call', whoami, `DPoP ${plain}`, {
