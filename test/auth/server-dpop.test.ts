@@ -141,3 +141,33 @@ describe('a server that requires DPoP', () => {
     expect(plain.headers.get('www-authenticate')).toContain('the access token is not DPoP-bound');
   });
 });
+
+describe('a server that issues DPoP nonces', () => {
+  it('answers a proof without the nonce use_dpop_nonce with a DPoP-Nonce, then accepts it with that nonce', async () => {
+    await using q = await startProtected({ guard: { dpop: { nonce: true } } });
+    const bound = await generateDpopKey();
+    const { access_token } = await q.as.clientCredentials({
+      resource: q.url,
+      scope: 'mcp:tools',
+      dpop: bound,
+    });
+    const send = async (nonce?: string) =>
+      call(q.url, 'tools/list', {}, `DPoP ${access_token}`, {
+        dpop: await dpopProof(bound, {
+          htm: 'POST',
+          htu: q.url,
+          accessToken: access_token,
+          ...(nonce === undefined ? {} : { nonce }),
+        }),
+      });
+    const first = await send();
+    expect(first.status).toBe(401);
+    expect(first.headers.get('www-authenticate')).toMatch(/^DPoP error="use_dpop_nonce", /);
+    const nonce = first.headers.get('dpop-nonce');
+    expect(nonce).toMatch(/^[a-z0-9]+\.[A-Za-z0-9_-]{32}$/);
+    expect((await send(nonce as string)).status).toBe(200);
+    const forged = await send(`${(nonce as string).split('.')[0]}.${'A'.repeat(32)}`);
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toContain('use_dpop_nonce');
+  });
+});

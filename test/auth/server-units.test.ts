@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpiringCache } from '../../src/auth/server/cache.js';
 import {
+  DpopNonces,
   JwtVerifier,
   bearerAuth,
   canonicalResource,
@@ -64,6 +65,19 @@ describe('ExpiringCache', () => {
     expect(cache.size).toBe(2);
     expect(cache.get('b', 0)).toBeUndefined();
     expect(cache.get('d', 0)).toBe(4);
+  });
+});
+
+describe('DpopNonces', () => {
+  it('accepts the current and the previous window, nothing older and nothing from another process', () => {
+    const nonces = new DpopNonces(60);
+    const t = 1_800_000_000_000;
+    const issued = nonces.current(t);
+    expect(nonces.accepts(issued, t)).toBe(true);
+    expect(nonces.accepts(issued, t + 60_000)).toBe(true);
+    expect(nonces.accepts(issued, t + 120_000)).toBe(false);
+    expect(new DpopNonces(60).accepts(issued, t)).toBe(false);
+    expect(nonces.accepts(undefined, t)).toBe(false);
   });
 });
 

@@ -116,12 +116,13 @@ export async function generateDpopKey(): Promise<DpopKey> {
   return { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk) };
 }
 
-/** A DPoP proof (RFC 9449 section 4.2) for one request; `ath` when an access token is given. */
+/** A DPoP proof (RFC 9449 section 4.2) for one request; `ath` when an access token is given, `nonce` if asked. */
 export async function dpopProof(
   key: DpopKey,
-  request: { htm: string; htu: string; accessToken?: string; iat?: number; jti?: string },
+  request: { htm: string; htu: string; accessToken?: string; iat?: number; jti?: string; nonce?: string },
 ): Promise<string> {
   const claims: JWTPayload = { htm: request.htm, htu: request.htu, jti: request.jti ?? randomUUID() };
+  if (request.nonce !== undefined) claims.nonce = request.nonce;
   if (request.accessToken !== undefined) {
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(request.accessToken));
     claims.ath = Buffer.from(digest).toString('base64url');

@@ -7,7 +7,7 @@ import type {
 } from '../../transports/http/server/auth.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import { type Challenge, challengeResponse } from './challenge.js';
-import { type DpopOptions, DpopVerifier, InvalidDpopProofError } from './dpop.js';
+import { type DpopOptions, DpopVerifier, InvalidDpopProofError, UseDpopNonceError } from './dpop.js';
 import {
   type ProtectedResourceMetadata,
   type ProtectedResourceOptions,
@@ -197,8 +197,13 @@ class BearerGuard implements BearerAuth {
       return undefined;
     } catch (error) {
       if (!(error instanceof InvalidDpopProofError)) throw error;
-      const challenge = { scheme: 'DPoP', error: 'invalid_dpop_proof', algorithms: dpop.algorithms } as const;
-      return refused(this.#refuse(401, { ...challenge, description: error.message }));
+      const nonce = error instanceof UseDpopNonceError ? error.nonce : undefined;
+      const code = nonce === undefined ? 'invalid_dpop_proof' : 'use_dpop_nonce';
+      const challenge = { scheme: 'DPoP', error: code, algorithms: dpop.algorithms } as const;
+      const response = this.#refuse(401, { ...challenge, description: error.message });
+      // RFC 9449 section 9: the nonce to use comes in the DPoP-Nonce header of the refusal.
+      if (nonce === undefined) return refused(response);
+      return refused({ ...response, headers: { ...response.headers, 'dpop-nonce': nonce } });
     }
   }
 

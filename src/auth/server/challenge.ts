@@ -1,7 +1,12 @@
 /** One RFC 6750 section 3 / RFC 9449 section 7.1 challenge, as the WWW-Authenticate header value. */
 export interface Challenge {
   readonly scheme: 'Bearer' | 'DPoP';
-  readonly error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof';
+  readonly error?:
+    | 'invalid_request'
+    | 'invalid_token'
+    | 'insufficient_scope'
+    | 'invalid_dpop_proof'
+    | 'use_dpop_nonce';
   readonly description?: string;
   /** RFC 9728 section 5.1. */
   readonly resourceMetadata: string;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EmbeddedJWK, calculateJwkThumbprint, errors, jwtVerify } from 'jose';
 import { ExpiringCache } from './cache.js';
 
@@ -11,6 +11,11 @@ export interface DpopOptions {
   replayCacheSize?: number;
   /** Refuse tokens that are not DPoP-bound (RFC 9728 `dpop_bound_access_tokens_required`). Default false. */
   required?: boolean;
+  /**
+   * RFC 9449 section 9: proofs must carry a nonce this server issued (`DPoP-Nonce`), which limits how long a
+   * stolen proof is worth anything. `true` rotates every 5 minutes (the previous nonce stays good one more).
+   */
+  nonce?: boolean | { rotateSec: number };
 }
 
 export const DEFAULT_DPOP_ALGORITHMS = ['ES256', 'RS256', 'PS256', 'EdDSA'];
@@ -18,7 +23,50 @@ const MAX_PROOF_LENGTH = 8 * 1024;
 
 /** A DPoP proof that does not hold: 401 `DPoP error="invalid_dpop_proof"` (RFC 9449 section 7.1). */
 export class InvalidDpopProofError extends Error {
-  override readonly name = 'InvalidDpopProofError';
+  override readonly name: string = 'InvalidDpopProofError';
+}
+
+/** A good proof without the current nonce: 401 `error="use_dpop_nonce"` with a fresh `DPoP-Nonce`. */
+export class UseDpopNonceError extends InvalidDpopProofError {
+  override readonly name = 'UseDpopNonceError';
+  readonly nonce: string;
+
+  constructor(message: string, nonce: string) {
+    super(message);
+    this.nonce = nonce;
+  }
+}
+
+/**
+ * Stateless server nonces: the rotation window's number and its HMAC under a per-process key, so any nonce
+ * from this window or the one before verifies without a store (and nothing else does).
+ */
+export class DpopNonces {
+  readonly #key = randomBytes(32);
+  readonly #rotateMs: number;
+
+  constructor(rotateSec = 300) {
+    this.#rotateMs = Math.max(1, rotateSec) * 1000;
+  }
+
+  current(now: number): string {
+    return this.#forWindow(Math.floor(now / this.#rotateMs));
+  }
+
+  accepts(nonce: unknown, now: number): boolean {
+    if (typeof nonce !== 'string' || nonce.length > 64) return false;
+    const window = Math.floor(now / this.#rotateMs);
+    return [window, window - 1].some((w) => {
+      const expected = Buffer.from(this.#forWindow(w));
+      const given = Buffer.from(nonce);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+  }
+
+  #forWindow(window: number): string {
+    const mac = createHmac('sha256', this.#key).update(String(window)).digest('base64url').slice(0, 32);
+    return `${window.toString(36)}.${mac}`;
+  }
 }
 
 export interface DpopRequest {
@@ -43,10 +91,13 @@ export class DpopVerifier {
   readonly #maxAgeSec: number;
   readonly #seen: ExpiringCache<true>;
   readonly #now: () => number;
+  readonly #nonces: DpopNonces | undefined;
 
   constructor(options: DpopOptions = {}, now: () => number = Date.now) {
     this.algorithms = (options.algorithms ?? DEFAULT_DPOP_ALGORITHMS).filter((alg) => alg !== 'none');
     this.#maxAgeSec = options.maxAgeSec ?? 60;
+    const nonce = options.nonce;
+    this.#nonces = nonce ? new DpopNonces(nonce === true ? undefined : nonce.rotateSec) : undefined;
     this.#seen = new ExpiringCache(options.replayCacheSize ?? 10_000);
     this.#now = now;
   }
@@ -74,7 +125,7 @@ export class DpopVerifier {
       );
     }
     const { payload, protectedHeader } = verified;
-    const { jti, htm, htu, iat, ath } = payload as Record<string, unknown>;
+    const { jti, htm, htu, iat, ath, nonce } = payload as Record<string, unknown>;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
       throw new InvalidDpopProofError('the DPoP proof has no valid jti');
     if (htm !== request.method) throw new InvalidDpopProofError('the DPoP proof is for another method');
@@ -84,6 +135,8 @@ export class DpopVerifier {
       throw new InvalidDpopProofError('the DPoP proof is too old or from the future');
     if (ath !== createHash('sha256').update(request.accessToken).digest('base64url'))
       throw new InvalidDpopProofError('the DPoP proof is not for this access token');
+    if (this.#nonces && !this.#nonces.accepts(nonce, now))
+      throw new UseDpopNonceError('the DPoP proof needs the server nonce', this.#nonces.current(now));
     // `jwk` was checked by EmbeddedJWK (present, public); its thumbprint binds the proof to the token.
     const thumbprint = await calculateJwkThumbprint(
       protectedHeader.jwk as Parameters<typeof calculateJwkThumbprint>[0],

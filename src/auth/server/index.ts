@@ -6,7 +6,13 @@ export type {
 } from '../../transports/http/server/auth.js';
 export { type BearerAuth, type BearerAuthOptions, bearerAuth } from './bearer.js';
 export { type Challenge, formatChallenge } from './challenge.js';
-export { type DpopOptions, DpopVerifier, InvalidDpopProofError } from './dpop.js';
+export {
+  DpopNonces,
+  type DpopOptions,
+  DpopVerifier,
+  InvalidDpopProofError,
+  UseDpopNonceError,
+} from './dpop.js';
 export { IntrospectionVerifier, type IntrospectionVerifierOptions } from './introspection.js';
 export { JwtVerifier, type JwtVerifierOptions } from './jwt.js';
 export {
