@@ -2,11 +2,15 @@
  * The resource-server pieces on their own and the web-standard (fetch) edge: RFC 9728 paths, the canonical
  * resource, challenge quoting, the bounded caches, and the guard in front of `createFetchHandler`.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpiringCache } from '../../src/auth/server/cache.js';
 import {
   DpopNonces,
   JwtVerifier,
+  VerifierUnavailableError,
   bearerAuth,
   canonicalResource,
   formatChallenge,
@@ -65,6 +69,67 @@ describe('ExpiringCache', () => {
     expect(cache.size).toBe(2);
     expect(cache.get('b', 0)).toBeUndefined();
     expect(cache.get('d', 0)).toBe(4);
+  });
+});
+
+describe('JwtVerifier against a hostile stream of unknown kids', () => {
+  it('refuses them all while fetching the JWKS once per cooldown, not once per token', async () => {
+    const { publicKey } = await generateKeyPair('ES256');
+    const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'known', alg: 'ES256' }] });
+    let fetches = 0;
+    const server = createServer((_req, res) => {
+      fetches++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(jwks);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+      const verifier = new JwtVerifier({ jwks: url, issuer: 'https://as.example' });
+      const stray = (await generateKeyPair('ES256')).privateKey;
+      const context = {
+        resource: 'https://mcp.example/mcp',
+        method: 'POST',
+        path: '/mcp',
+        header: () => undefined,
+      };
+      for (let i = 0; i < 8; i++) {
+        const token = await new SignJWT({ iss: 'https://as.example', aud: context.resource, exp: 9e9 })
+          .setProtectedHeader({ alg: 'ES256', kid: `attacker-${i}` })
+          .sign(stray);
+        await expect(verifier.verify(token, context)).rejects.toThrow(
+          'the access token is signed with an unknown key',
+        );
+      }
+      expect(fetches).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('JwtVerifier when the keys cannot be had', () => {
+  it('says "unavailable" (503), not "invalid token", for a refused connection or a failing JWKS', async () => {
+    const server = createServer((_req, res) => res.writeHead(500).end('down'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const failing = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+      const { privateKey } = await generateKeyPair('ES256');
+      const context = {
+        resource: 'https://mcp.example/mcp',
+        method: 'POST',
+        path: '/mcp',
+        header: () => undefined,
+      };
+      const token = await new SignJWT({ iss: 'https://as.example', aud: context.resource, exp: 9e9 })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+        .sign(privateKey);
+      for (const jwks of [failing, 'http://127.0.0.1:1/jwks']) {
+        const verifier = new JwtVerifier({ jwks, issuer: 'https://as.example' });
+        await expect(verifier.verify(token, context)).rejects.toBeInstanceOf(VerifierUnavailableError);
+      }
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
@@ -142,6 +207,30 @@ describe('the guard in front of the fetch handler', () => {
       const body = (await ok.json()) as { result: { structuredContent: Record<string, unknown> } };
       expect(body.result.structuredContent).toMatchObject({ subject: 'mcp-machine', scopes: ['mcp:tools'] });
       expect((await handler(request(`Bearer ${access_token}`, 'purge'))).status).toBe(403);
+    } finally {
+      await handler.close();
+      await server.close();
+    }
+  });
+
+  it('hands the raw token to handlers only when told to (exposeToken)', async () => {
+    const server = protectedServer();
+    const verifier = new JwtVerifier({ jwks: as.jwksUri, issuer: as.issuer });
+    const handler = createFetchHandler(server, {
+      auth: bearerAuth({ resource, authorizationServers: [as.issuer], verifier, exposeToken: true }),
+    });
+    try {
+      const { access_token } = await as.clientCredentials({ resource, scope: 'mcp:tools' });
+      const { body, headers } = modern('tools/call', { name: 'whoami', arguments: {} });
+      const response = await handler(
+        new Request(resource, {
+          method: 'POST',
+          headers: { ...headers, authorization: `Bearer ${access_token}` },
+          body: JSON.stringify(body),
+        }),
+      );
+      const result = (await response.json()) as { result: { structuredContent: Record<string, unknown> } };
+      expect(result.result.structuredContent.hasToken).toBe(true);
     } finally {
       await handler.close();
       await server.close();
