@@ -47,7 +47,7 @@ describe('DPoP-bound access tokens', () => {
     const response = await call(p.url, 'tools/call', whoami, `DPoP ${token}`, { dpop: await proof() });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { result: { structuredContent: Record<string, unknown> } };
-    expect(body.result.structuredContent.subject).toBe('mcp-machine');
+    expect(body.result.structuredContent).toMatchObject({ subject: 'mcp-machine', sawCredentials: false });
   });
 
   it('refuses a replayed proof (same jti)', async () => {

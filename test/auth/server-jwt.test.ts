@@ -66,6 +66,8 @@ describe('a protected server with JWT access tokens', () => {
       clientId: p.as.clients.machine.clientId,
       scopes: ['mcp:tools'],
       hasToken: false,
+      sawCredentials: false,
+      sawAccept: true,
     });
     expect(auth.expiresAt).toBeGreaterThan(Date.now() / 1000);
     expect(auth.principal).toBe(`${p.as.issuer}\u0000mcp-machine\u0000mcp-machine`);

@@ -95,7 +95,11 @@ describe('Streamable HTTP sessions with a token', () => {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toContain('whoami');
       const result = await client.callTool({ name: 'whoami', arguments: {} });
-      expect(result.structuredContent).toMatchObject({ subject: 'mcp-machine', scopes: ['mcp:tools'] });
+      expect(result.structuredContent).toMatchObject({
+        subject: 'mcp-machine',
+        scopes: ['mcp:tools'],
+        sawCredentials: false,
+      });
     } finally {
       await client.close();
     }
@@ -152,7 +156,11 @@ describe('HTTP+SSE (2024-11-05) with a token', () => {
     );
     try {
       const result = await client.callTool({ name: 'whoami', arguments: {} });
-      expect(result.structuredContent).toMatchObject({ subject: 'mcp-machine', clientId: 'mcp-machine' });
+      expect(result.structuredContent).toMatchObject({
+        subject: 'mcp-machine',
+        clientId: 'mcp-machine',
+        sawCredentials: false,
+      });
     } finally {
       await client.close();
     }

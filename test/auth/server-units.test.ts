@@ -205,7 +205,12 @@ describe('the guard in front of the fetch handler', () => {
       const ok = await handler(request(`Bearer ${access_token}`));
       expect(ok.status).toBe(200);
       const body = (await ok.json()) as { result: { structuredContent: Record<string, unknown> } };
-      expect(body.result.structuredContent).toMatchObject({ subject: 'mcp-machine', scopes: ['mcp:tools'] });
+      expect(body.result.structuredContent).toMatchObject({
+        subject: 'mcp-machine',
+        scopes: ['mcp:tools'],
+        sawCredentials: false,
+        sawAccept: true,
+      });
       expect((await handler(request(`Bearer ${access_token}`, 'purge'))).status).toBe(403);
     } finally {
       await handler.close();

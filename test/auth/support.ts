@@ -27,6 +27,9 @@ export function protectedServer(): McpServer {
       expiresAt: ctx.auth?.expiresAt ?? null,
       hasToken: ctx.auth?.token !== undefined,
       principal: ctx.principal ?? null,
+      // The guard consumed the credentials: handlers do not see them among the headers.
+      sawCredentials: ctx.extra?.headers?.has('authorization') || ctx.extra?.headers?.has('dpop') || false,
+      sawAccept: ctx.extra?.headers?.has('accept') ?? false,
     },
   }));
   // Elicits once: on 2026-07-28 its first call answers input_required with a requestState bound to the caller.

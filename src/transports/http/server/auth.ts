@@ -1,4 +1,5 @@
 import type { JSONRPCRequest } from '../../../jsonrpc/messages.js';
+import { Method } from '../../../mcp/methods.js';
 import type { HttpExchange } from './exchange.js';
 import type { HeaderReader } from './types.js';
 
@@ -41,6 +42,19 @@ export interface HttpAuthGuard {
   authorize(authInfo: unknown, scopes: readonly string[]): HttpAuthResponse | undefined;
 }
 
+/**
+ * Request headers that carry credentials: once the guard has consumed them they are left out of the headers
+ * handlers see, so a handler cannot forward the caller's token upstream (2026-07-28 basic/authorization:
+ * Token Passthrough).
+ */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'dpop']);
+
+export function withoutCredentials(headers: Headers): Headers {
+  const copy = new Headers(headers);
+  for (const name of CREDENTIAL_HEADERS) copy.delete(name);
+  return copy;
+}
+
 export function respondWith(exchange: HttpExchange, response: HttpAuthResponse): void {
   exchange.respond(response.status, { ...response.headers }, response.body);
 }
@@ -50,7 +64,7 @@ export function requiredScopesOf(
   request: JSONRPCRequest,
   toolScopes: ((name: string) => readonly string[] | undefined) | undefined,
 ): readonly string[] | undefined {
-  if (!toolScopes || request.method !== 'tools/call') return undefined;
+  if (!toolScopes || request.method !== Method.ToolsCall) return undefined;
   const name = request.params?.name;
   return typeof name === 'string' ? toolScopes(name) : undefined;
 }

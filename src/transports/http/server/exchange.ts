@@ -46,6 +46,8 @@ export interface HttpExchange {
   authInfo: unknown;
   /** The guard's stable id of the caller (handshake-era sessions are bound to it); undefined without a guard. */
   principal: string | undefined;
+  /** Set once a guard consumed the credentials: `extra().headers` then leaves Authorization and DPoP out. */
+  credentialsConsumed: boolean;
   /** Facts for handlers: headers (built lazily), `authInfo`, the session. */
   extra(sessionId?: string): MessageExtra;
   /** Sends a complete response; `body`, when given, is JSON text. */

@@ -80,6 +80,7 @@ export class McpHttpHandler {
       if (!outcome.ok) return respondWith(exchange, outcome.response);
       exchange.authInfo = outcome.authInfo;
       exchange.principal = outcome.principal;
+      exchange.credentialsConsumed = true;
     }
     const { path, method } = exchange;
     if (path === options.ssePath) {
