@@ -143,18 +143,23 @@ describe('a protected server with JWT access tokens', () => {
     expect((await call(p.url, 'tools/list', {}, bearer(skewed))).status).toBe(200);
   });
 
-  it('refuses a real token once its lifetime is over (the verifier clock moved past exp)', async () => {
+  it('refuses a real token once its lifetime is over, even after verifying (and caching) it', async () => {
     const token = await p.token();
     const context = { resource: p.url, method: 'POST', path: '/mcp', header: () => undefined };
-    const now = new JwtVerifier({ jwks: p.as.jwksUri, issuer: p.as.issuer });
-    await expect(now.verify(token, context)).resolves.toMatchObject({ subject: 'mcp-machine' });
-    const later = new JwtVerifier({
-      jwks: p.as.jwksUri,
-      issuer: p.as.issuer,
-      now: () => Date.now() + 11 * 60_000,
-    });
-    await expect(later.verify(token, context)).rejects.toThrow(
+    let clock = Date.now();
+    const verifier = new JwtVerifier({ jwks: p.as.jwksUri, issuer: p.as.issuer, now: () => clock });
+    await expect(verifier.verify(token, context)).resolves.toMatchObject({ subject: 'mcp-machine' });
+    await expect(verifier.verify(token, context)).resolves.toMatchObject({ subject: 'mcp-machine' });
+    // The provider's TTL for this resource is 600 s; 11 minutes later the token is dead, cached or not.
+    clock += 11 * 60_000;
+    await expect(verifier.verify(token, context)).rejects.toThrow(
       new InvalidTokenError('the access token expired'),
+    );
+    // The cache is per audience: the same verifier asked for another resource verifies afresh, and refuses.
+    clock = Date.now();
+    const elsewhere = { ...context, resource: 'http://127.0.0.1:1/mcp' };
+    await expect(verifier.verify(token, elsewhere)).rejects.toThrow(
+      'the access token was not issued for this resource',
     );
   });
 

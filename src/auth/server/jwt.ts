@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type JSONWebKeySet,
   type JWTVerifyGetKey,
@@ -6,6 +7,7 @@ import {
   errors,
   jwtVerify,
 } from 'jose';
+import { ExpiringCache } from './cache.js';
 import {
   type AuthInfo,
   InvalidTokenError,
@@ -37,6 +39,11 @@ export interface JwtVerifierOptions {
   /** Remote JWKS: how long one fetch may take (default 5 s), and the least time between refetches (30 s). */
   jwksTimeoutMs?: number;
   jwksCooldownMs?: number;
+  /**
+   * Tokens already verified, remembered (by a hash, never the token) until their `exp` so a client reusing its
+   * token costs a hash, not a signature check, per request (default 1000 tokens; 0 disables).
+   */
+  cacheMaxEntries?: number;
   /** The clock, in ms since the epoch (tests move it). */
   now?: () => number;
 }
@@ -53,11 +60,14 @@ export class JwtVerifier implements TokenVerifier {
   readonly #keys: JWTVerifyGetKey;
   readonly #options: JwtVerifierOptions;
   readonly #algorithms: string[];
+  readonly #verified: ExpiringCache<AuthInfo> | undefined;
 
   constructor(options: JwtVerifierOptions) {
     this.#options = options;
     this.#algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)].filter((alg) => alg !== 'none');
     if (this.#algorithms.length === 0) throw new RangeError('JwtVerifier needs at least one algorithm');
+    const cacheSize = options.cacheMaxEntries ?? 1000;
+    this.#verified = cacheSize > 0 ? new ExpiringCache(cacheSize) : undefined;
     const { jwks } = options;
     this.#keys =
       typeof jwks === 'string' || jwks instanceof URL
@@ -74,6 +84,16 @@ export class JwtVerifier implements TokenVerifier {
       throw new InvalidTokenError('the access token is too large');
     const audience = options.audience ?? context.resource;
     const audiences = typeof audience === 'string' ? [audience] : [...audience];
+    const now = options.now?.() ?? Date.now();
+    // The audience is part of the key: one verifier may serve several resources.
+    const key =
+      this.#verified &&
+      createHash('sha256')
+        .update(token)
+        .update(`\0${audiences.join(' ')}`)
+        .digest('base64url');
+    const cached = key === undefined ? undefined : this.#verified?.get(key, now);
+    if (cached) return cached;
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.#keys, {
@@ -83,7 +103,7 @@ export class JwtVerifier implements TokenVerifier {
         clockTolerance: options.clockToleranceSec ?? 10,
         requiredClaims: ['exp'],
         ...(options.typ === undefined ? {} : { typ: options.typ }),
-        ...(options.now === undefined ? {} : { currentDate: new Date(options.now()) }),
+        ...(options.now === undefined ? {} : { currentDate: new Date(now) }),
       }));
     } catch (error) {
       throw translate(error);
@@ -91,7 +111,11 @@ export class JwtVerifier implements TokenVerifier {
     // jose checked `aud`; kept as a second line in case options ever drift apart.
     if (!audienceIncludes(payload.aud, audiences))
       throw new InvalidTokenError('the access token was not issued for this resource');
-    return authInfoOf(payload);
+    const info = authInfoOf(payload);
+    // Kept until exp plus the skew jose allowed: past that, the next use is verified (and refused) afresh.
+    if (key !== undefined && typeof payload.exp === 'number')
+      this.#verified?.set(key, info, (payload.exp + (options.clockToleranceSec ?? 10)) * 1000);
+    return info;
   }
 }
 
