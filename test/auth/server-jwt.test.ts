@@ -203,6 +203,10 @@ describe('a protected server with JWT access tokens', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
     expect((await fetch(metadataUrlOf(p.url), { method: 'POST' })).status).toBe(405);
+    // Other paths stay absent, with or without a token (2025-03-26 clients probe for AS metadata here).
+    const probe = await fetch(`${origin}/.well-known/oauth-authorization-server`);
+    expect(probe.status).toBe(404);
+    expect(probe.headers.get('www-authenticate')).toBeNull();
   });
 
   it('never logs a token', async () => {

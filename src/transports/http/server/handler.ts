@@ -74,6 +74,12 @@ export class McpHttpHandler {
     if (document) return respondWith(exchange, document);
     const forbidden = rejectForeignRequest(options, exchange.header, exchange.urlHost);
     if (forbidden) return reject(exchange, 403, forbidden);
+    const { path } = exchange;
+    const legacy = path === options.ssePath || path === options.messagesPath;
+    // Before authentication: a path we do not serve is absent for everyone (a 2025-03-26 client probing for
+    // authorization-server metadata here must learn that, not that it needs a token).
+    if (!legacy && options.path !== undefined && path !== options.path)
+      return reject(exchange, 404, 'Not Found');
     if (guard) {
       // Before the body is read: an unauthenticated peer costs no buffer.
       const outcome = await guard.authenticate(exchange);
@@ -82,17 +88,22 @@ export class McpHttpHandler {
       exchange.principal = outcome.principal;
       exchange.credentialsConsumed = true;
     }
+    return legacy ? this.#legacy(exchange) : this.#endpoint(exchange);
+  }
+
+  /** 2024-11-05 HTTP+SSE: GET opens the stream, POST carries a message. */
+  #legacy(exchange: HttpExchange): Promise<void> | void {
     const { path, method } = exchange;
-    if (path === options.ssePath) {
+    if (path === this.#context.options.ssePath) {
       if (method === 'GET') return openLegacySse(this.#context, exchange);
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'GET' });
     }
-    if (path === options.messagesPath) {
-      if (method === 'POST') return postLegacySse(this.#context, exchange);
-      return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    }
-    if (options.path !== undefined && path !== options.path) return reject(exchange, 404, 'Not Found');
-    switch (method) {
+    if (method === 'POST') return postLegacySse(this.#context, exchange);
+    return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
+  }
+
+  #endpoint(exchange: HttpExchange): Promise<void> | void {
+    switch (exchange.method) {
       case 'POST':
         return this.#post(exchange);
       case 'GET':
