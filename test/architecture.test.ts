@@ -56,6 +56,32 @@ describe('architecture', () => {
     expect(violations).toEqual([]);
   });
 
+  // The two halves of src/auth serve opposite peers: the resource server never reaches into the client, nor the
+  // OAuth client into the server.
+  it('auth/server and auth/client keep apart', () => {
+    const crossings: string[] = [];
+    for (const [half, forbidden] of [
+      ['auth/server', ['client', 'auth/client']],
+      ['auth/client', ['server', 'auth/server']],
+    ] as const) {
+      const dir = join(src, half);
+      let sources: string[];
+      try {
+        sources = files(dir);
+      } catch {
+        continue;
+      }
+      for (const file of sources) {
+        for (const match of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
+          const target = relative(src, resolve(dirname(file), match[1]!));
+          if (forbidden.some((layer) => target === layer || target.startsWith(`${layer}/`)))
+            crossings.push(`${relative(src, file)} imports ${target}`);
+        }
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+
   it('knows every layer under src/', () => {
     const layers = new Set(files(src).map(layerOf));
     expect([...layers].filter((layer) => !(layer in allowed))).toEqual([]);

@@ -14,7 +14,8 @@ import {
   passesLogLevel,
 } from '../mcp/types.js';
 import type { InputBackend } from './input.js';
-import type { HandlerContext, InputOptions } from './types.js';
+import { principalOf } from './request-state.js';
+import type { AuthInfo, HandlerContext, InputOptions } from './types.js';
 
 /** Everything a request carries that handlers and operations need, whatever its era. */
 export interface RequestScope {
@@ -60,7 +61,7 @@ class RequestHandlerContext implements HandlerContext {
   readonly requestId: RequestId;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  readonly authInfo: HandlerContext['authInfo'];
+  readonly authInfo: unknown;
   readonly extra: MessageExtra | undefined;
   readonly meta: JSONObject | undefined;
   readonly inputRound: number;
@@ -74,7 +75,7 @@ class RequestHandlerContext implements HandlerContext {
     this.requestId = scope.requestId;
     this.clientCapabilities = scope.clientCapabilities;
     this.clientInfo = scope.clientInfo;
-    this.authInfo = scope.extra?.authInfo as HandlerContext['authInfo'];
+    this.authInfo = scope.extra?.authInfo;
     this.extra = scope.extra;
     this.meta = scope.meta;
     this.inputRound = scope.inputRound;
@@ -82,6 +83,14 @@ class RequestHandlerContext implements HandlerContext {
 
   get signal(): AbortSignal {
     return this.#scope.signal;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return isAuthInfo(this.authInfo) ? this.authInfo : undefined;
+  }
+
+  get principal(): string | undefined {
+    return principalOf(this.authInfo);
   }
 
   // The methods are made on first use (most handlers call none of them) and then kept, so that
@@ -162,6 +171,12 @@ class RequestHandlerContext implements HandlerContext {
     const answers = await this.#scope.input.request({ [key]: request }, this.#scope.signal);
     return answers[key] as RequestResult<M>;
   }
+}
+
+function isAuthInfo(value: unknown): value is AuthInfo {
+  if (typeof value !== 'object' || value === null) return false;
+  const { scopes, claims } = value as { scopes?: unknown; claims?: unknown };
+  return Array.isArray(scopes) && typeof claims === 'object' && claims !== null;
 }
 
 export function createHandlerContext(scope: RequestScope): HandlerContext {

@@ -328,6 +328,8 @@ function serverSeam(server: McpServer, core: ServerCore, stateless: StatelessDis
     connect: (transport) => server.connect(transport),
     // The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks.
     toolInputSchema: (name) => core.tools.get(name)?.config.input.jsonSchema,
+    // The OAuth scopes a tool declares (`requiredScopes`): the HTTP auth guard checks them before a tools/call.
+    toolRequiredScopes: (name) => core.tools.get(name)?.config.config.requiredScopes,
   };
 }
 

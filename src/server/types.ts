@@ -70,8 +70,25 @@ export type PromptArgs<Schema> = [Schema] extends [undefined]
   ? Record<string, string>
   : ObjectOr<SchemaValue<Schema, 'input'>, Record<string, string>>;
 
-/** The caller, as the transport authenticated it (e.g. an OAuth access token's claims). */
-export type AuthInfo = unknown;
+/**
+ * The caller as a resource-server guard verified it (agentforge/auth/server): the facts of an OAuth access
+ * token. The token itself is not among them unless the guard was told to expose it, so a handler cannot pass
+ * it on to an upstream API by accident (2026-07-28 basic/authorization: Token Passthrough is forbidden).
+ */
+export interface AuthInfo {
+  /** `sub`: the user the token speaks for (for client_credentials, often the client itself). */
+  readonly subject: string | undefined;
+  /** `iss`: the authorization server that issued it. */
+  readonly issuer: string | undefined;
+  readonly clientId: string | undefined;
+  readonly scopes: readonly string[];
+  /** `exp`, seconds since the epoch. */
+  readonly expiresAt: number | undefined;
+  /** Every claim of the JWT, or every member of the introspection response. */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** The raw access token, only with the guard's `exposeToken` option. */
+  readonly token?: string;
+}
 
 /**
  * What every handler gets. The same handler code serves both eras: `elicit`, `sample`, `listRoots` and
@@ -86,7 +103,15 @@ export interface HandlerContext {
   /** The client's capabilities: from `initialize` (handshake) or this request's `_meta` (2026-07-28). */
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  readonly authInfo: AuthInfo | undefined;
+  /** The verified caller, when the transport's auth guard put one in `extra.authInfo` (see AuthInfo). */
+  readonly auth: AuthInfo | undefined;
+  /**
+   * The caller's stable id (issuer, subject, client), the one thing state is bound to: requestState, sessions
+   * and, later, tasks. Undefined when the request is not authenticated.
+   */
+  readonly principal: string | undefined;
+  /** Whatever the transport or a middleware in front attached, as is (`auth` is this, when it is an AuthInfo). */
+  readonly authInfo: unknown;
   /** The transport's facts about this message (headers, session id, SSE controls). */
   readonly extra: MessageExtra | undefined;
   /** The request's `_meta`. */
@@ -147,6 +172,11 @@ export interface ToolConfig<
   _meta?: JSONObject;
   /** Capabilities the handler needs: checked before it runs, so a client without them sees no side effect. */
   requiredClientCapabilities?: ClientCapabilities;
+  /**
+   * OAuth scopes a call needs, over HTTP with an auth guard: a token without them gets 403 insufficient_scope
+   * naming them (2026-07-28 basic/authorization: Scope Challenge Handling), before the handler runs.
+   */
+  requiredScopes?: readonly string[];
 }
 
 export interface ResourceMetadata extends CacheHints {

@@ -27,6 +27,8 @@ export interface HttpMcpServer {
    * there is no such tool.
    */
   toolInputSchema?(name: string): unknown;
+  /** The OAuth scopes the registered tool declares (checked by the auth guard before a tools/call is delivered). */
+  toolRequiredScopes?(name: string): readonly string[] | undefined;
 }
 
 /** Reads one request header by its lowercase name; undefined when absent. */
