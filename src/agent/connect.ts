@@ -6,9 +6,10 @@
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServerConfig } from './config.js';
 
-const CLIENT_INFO = { name: 'agentforge', version: '0.1.0' };
+const CLIENT_INFO = { name: 'agentforge', version: PACKAGE_VERSION };
 const FORWARDED: readonly ClientEvent[] = [
   'toolsListChanged',
   'resourcesListChanged',

@@ -2,13 +2,14 @@
 /** The `agentforge` command: the composition root (nothing imports it). */
 import { ConfigError } from '../agent/config.js';
 import { ModelError } from '../agent/model.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { chatCommand } from './chat.js';
 import { demoCommand } from './demo.js';
 import { runCommand } from './run.js';
 import { UsageError } from './setup.js';
 import { toolsCommand } from './tools.js';
 
-const USAGE = `agentforge — MCP servers plugged into an LLM agent
+const USAGE = `agentforge ${PACKAGE_VERSION} — MCP servers plugged into an LLM agent
 
 usage:
   agentforge run   --config <mcp.json> [--model <provider>:<model>] [--approve all|none|<glob,...>]
@@ -18,6 +19,7 @@ usage:
   agentforge tools list --config <mcp.json> [--json]
   agentforge tools call --config <mcp.json> <llmName> [--args '<json>'] [--json]
   agentforge demo  [--model <provider>:<model>] [--task "<task>"] [--approve ...]
+  agentforge --version
 
 models: --model or AGENTFORGE_MODEL, e.g. openai:gpt-4o, openai-responses:gpt-4.1, anthropic:claude-sonnet-4-5,
   gemini:gemini-2.5-flash, ollama:llama3.1; demo:offline-rules is the offline rule-based demo model.
@@ -39,6 +41,10 @@ async function main(argv: string[]): Promise<number> {
       return toolsCommand(rest);
     case 'demo':
       return demoCommand(rest);
+    case '--version':
+    case '-V':
+      process.stdout.write(`${PACKAGE_VERSION}\n`);
+      return 0;
     case undefined:
     case 'help':
     case '--help':

@@ -12,6 +12,7 @@ import { HttpStatusError } from '../transports/http/client/errors.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { delay } from '../util/abort.js';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { ResultCache } from './cache.js';
 import { type ServerState, initialize, negotiate } from './era.js';
 import { ClientEventEmitter } from './events.js';
@@ -24,7 +25,7 @@ import { SubscriptionManager } from './subscriptions.js';
 import { ToolHeaderRegistry } from './tool-headers.js';
 import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.0' };
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: PACKAGE_VERSION };
 /** Which HTTP transport answered an endpoint last time ('sse' skips the Streamable HTTP attempt). */
 const httpKindCache = new Map<string, 'streamable-http' | 'sse'>();
 
