@@ -1,7 +1,15 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
 import { DeadlineTimer } from './deadlines.js';
-import { type Incoming, IncomingContext } from './incoming.js';
+import {
+  type Incoming,
+  IncomingContext,
+  type NotificationHandler,
+  type Params,
+  type RequestHandler,
+  type RequestOptions,
+  type Result,
+} from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
 import { SignalWatch } from './signal-watch.js';
 import {
@@ -14,37 +22,14 @@ import {
 } from './messages.js';
 import type { MessageExtra, SendOptions, Transport } from './transport.js';
 
-export type Params = Record<string, unknown> | undefined;
-export type Result = Record<string, unknown>;
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  /** Per-request timeout; default the connection's (60 s). A progress report restarts it. */
-  timeoutMs?: number;
-  /** Hard cap from the start of the request, however much progress is reported. */
-  maxTotalTimeoutMs?: number;
-  /** Receives each progress notification's params; its presence adds a progress token to the request. */
-  onprogress?: (progress: Record<string, unknown>) => void;
-  /** Progress restarts the timeout (default true when `onprogress` is set). */
-  resetTimeoutOnProgress?: boolean;
-  /** Routes the request onto an incoming request's stream (server-to-client requests on HTTP). */
-  relatedRequestId?: RequestId;
-}
-
-export interface RequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Fires when the peer cancels the request or the connection closes. */
-  readonly signal: AbortSignal;
-  readonly extra: MessageExtra | undefined;
-  /** Sends a notification tied to this request (progress, logs). */
-  notify(method: string, params?: Params): Promise<void>;
-  /** Sends a request to the peer tied to this request (sampling, elicitation, roots on a legacy session). */
-  request(method: string, params?: Params, options?: RequestOptions): Promise<Result>;
-}
-
-export type RequestHandler = (params: Params, context: RequestContext) => Result | Promise<Result>;
-export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
+export type {
+  NotificationHandler,
+  Params,
+  RequestContext,
+  RequestHandler,
+  RequestOptions,
+  Result,
+} from './incoming.js';
 
 export interface ConnectionOptions {
   hooks?: ProtocolHooks;

@@ -1,6 +1,48 @@
-import type { Connection, RequestContext } from './connection.js';
+/**
+ * A request being served: the types a handler sees (its params, result and context) and the context itself.
+ * The connection owns the bookkeeping; this module does not know the connection, only the two sends a context
+ * makes through it, so the import goes one way.
+ */
 import type { RequestId } from './messages.js';
-import type { MessageExtra } from './transport.js';
+import type { MessageExtra, SendOptions } from './transport.js';
+
+export type Params = Record<string, unknown> | undefined;
+export type Result = Record<string, unknown>;
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Per-request timeout; default the connection's (60 s). A progress report restarts it. */
+  timeoutMs?: number;
+  /** Hard cap from the start of the request, however much progress is reported. */
+  maxTotalTimeoutMs?: number;
+  /** Receives each progress notification's params; its presence adds a progress token to the request. */
+  onprogress?: (progress: Record<string, unknown>) => void;
+  /** Progress restarts the timeout (default true when `onprogress` is set). */
+  resetTimeoutOnProgress?: boolean;
+  /** Routes the request onto an incoming request's stream (server-to-client requests on HTTP). */
+  relatedRequestId?: RequestId;
+}
+
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Fires when the peer cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  readonly extra: MessageExtra | undefined;
+  /** Sends a notification tied to this request (progress, logs). */
+  notify(method: string, params?: Params): Promise<void>;
+  /** Sends a request to the peer tied to this request (sampling, elicitation, roots on a legacy session). */
+  request(method: string, params?: Params, options?: RequestOptions): Promise<Result>;
+}
+
+export type RequestHandler = (params: Params, context: RequestContext) => Result | Promise<Result>;
+export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
+
+/** The sends a request context makes through its connection (a `Connection` is one). */
+export interface ContextSender {
+  notify(method: string, params: Params, options: SendOptions): Promise<void>;
+  request(method: string, params: Params, options: RequestOptions): Promise<Result>;
+}
 
 /** The bookkeeping of one request being served: its abort controller, made on first use. */
 export interface Incoming {
@@ -18,7 +60,7 @@ export class IncomingContext implements RequestContext {
   readonly #incoming: Incoming;
 
   constructor(
-    connection: Connection,
+    connection: ContextSender,
     readonly id: RequestId,
     readonly method: string,
     incoming: Incoming,
