@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { partsToText, toResultParts } from '../agent/results.js';
 import { describeServers } from './render.js';
+import { isRecord } from '../util/record.js';
 import { UsageError, openHost, stderrLogger } from './setup.js';
 
 const OPTIONS = {
@@ -75,7 +76,6 @@ function parseToolArgs(raw: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UsageError('--args must be a JSON object');
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new UsageError('--args must be a JSON object');
+  return value;
 }

@@ -5,7 +5,8 @@ import type {
   ToolCall,
   ToolDefinition,
 } from '../../agent/model.js';
-import { isRecord, type JsonSchema, joinDescription, objectSchema } from '../shared/tools.js';
+import { isRecord } from '../../util/record.js';
+import { type JsonSchema, joinDescription, objectSchema } from '../shared/tools.js';
 
 /**
  * Keywords OpenAI structured outputs reject; their meaning moves into the description instead

@@ -1,5 +1,6 @@
 import { ModelError } from '../../agent/model.js';
 import { delay } from '../../util/abort.js';
+import { isRecord } from '../../util/record.js';
 
 /** Transport settings every provider accepts. */
 export interface HttpOptions {
@@ -177,14 +178,10 @@ async function httpError(provider: string, response: Response, deadline: Deadlin
 /** `{error:{message}}` (OpenAI, Gemini), `{type:'error',error:{message}}` (Anthropic), `[{error}]`, `{message}`. */
 function errorMessage(body: unknown): string | undefined {
   const first = Array.isArray(body) ? body[0] : body;
-  if (typeof first !== 'object' || first === null) return undefined;
-  const record = first as { error?: unknown; message?: unknown };
-  if (typeof record.error === 'string') return record.error;
-  if (typeof record.error === 'object' && record.error !== null) {
-    const message = (record.error as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
-  }
-  return typeof record.message === 'string' ? record.message : undefined;
+  if (!isRecord(first)) return undefined;
+  if (typeof first.error === 'string') return first.error;
+  if (isRecord(first.error) && typeof first.error.message === 'string') return first.error.message;
+  return typeof first.message === 'string' ? first.message : undefined;
 }
 
 /** Reads a body as text, touching the deadline per chunk; past `limit` it fails (or truncates). */

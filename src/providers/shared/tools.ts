@@ -5,6 +5,7 @@ import {
   type ToolDefinition,
   type ToolResultMessage,
 } from '../../agent/model.js';
+import { isRecord } from '../../util/record.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -34,10 +35,6 @@ export function objectSchema(schema: Readonly<JsonSchema>): JsonSchema {
   if (copy.type === undefined) copy.type = 'object';
   if (copy.type === 'object' && copy.properties === undefined) copy.properties = {};
   return copy;
-}
-
-export function isRecord(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
