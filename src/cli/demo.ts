@@ -18,7 +18,7 @@ import { chooseModel, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
-export const DEMO_TASK =
+const DEMO_TASK =
   'Where is my order 12345 and when will it arrive? Also, what is the weather in Hangzhou today?';
 
 const OPTIONS = {

@@ -5,12 +5,12 @@ import { partsToText, toResultParts } from '../agent/results.js';
 
 const PREVIEW = 300;
 
-export function preview(text: string, max = PREVIEW): string {
+function preview(text: string, max = PREVIEW): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max)}… (${flat.length} chars)`;
 }
 
-export function resultText(record: ToolCallRecord): string {
+function resultText(record: ToolCallRecord): string {
   return partsToText(toResultParts(record.result));
 }
 

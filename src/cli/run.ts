@@ -10,7 +10,7 @@ import { renderEvent } from './render.js';
 import { AGENT_STARTUP_MS, UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
-export const RUN_OPTIONS = {
+const RUN_OPTIONS = {
   config: { type: 'string', short: 'c' },
   model: { type: 'string', short: 'm' },
   approve: { type: 'string' },
@@ -100,7 +100,7 @@ function buildAgent(
   });
 }
 
-export function positiveInt(value: string, flag: string): number {
+function positiveInt(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`);
   return n;

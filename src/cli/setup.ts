@@ -32,7 +32,7 @@ export async function openHost(configPath: string | undefined, options: Omit<Hos
   return host;
 }
 
-export interface ChosenModel {
+interface ChosenModel {
   readonly model: ChatModel;
   /** How it was chosen, for the demo's banner. */
   readonly source: 'flag' | 'env' | 'ollama' | 'demo';

@@ -140,7 +140,7 @@ function resources(server: McpServer): void {
   );
 }
 
-export function createFixtureServer(): McpServer {
+function createFixtureServer(): McpServer {
   const server = new McpServer({
     name: 'agentforge-conformance-server',
     version: PACKAGE_VERSION,

@@ -39,7 +39,7 @@ export type RequestHandler = (params: Params, context: RequestContext) => Result
 export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
 
 /** The sends a request context makes through its connection (a `Connection` is one). */
-export interface ContextSender {
+interface ContextSender {
   notify(method: string, params: Params, options: SendOptions): Promise<void>;
   request(method: string, params: Params, options: RequestOptions): Promise<Result>;
 }

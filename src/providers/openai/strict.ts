@@ -106,7 +106,7 @@ function mapValues(value: unknown, fn: (item: unknown) => unknown): unknown {
  * null). Nulls are dropped where the tool's original schema made the property optional and does not itself
  * accept null; everything else is passed on as the model sent it.
  */
-export class StrictArguments {
+class StrictArguments {
   private readonly originals = new Map<string, JsonSchema | null>();
 
   /** `tools` as the request offered them; empty when strict mode is off. */

@@ -28,7 +28,7 @@ const MAX_JSON_BODY = 32 * 1024 * 1024;
  * Aborts a request after `timeoutMs` without progress; `touch()` restarts the clock. Linked to the
  * caller's signal so one `signal` covers both.
  */
-export class Deadline {
+class Deadline {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
@@ -72,7 +72,7 @@ export class Deadline {
   }
 }
 
-export interface ProviderRequest {
+interface ProviderRequest {
   readonly provider: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -82,7 +82,7 @@ export function joinDescription(existing: unknown, extra: string): string {
 }
 
 /** The marker a provider without a native error flag puts in front of an error result. */
-export const TOOL_ERROR_MARKER = '[tool error]';
+const TOOL_ERROR_MARKER = '[tool error]';
 
 /** The text of a tool result; images are counted so a text-only wire can say they exist. */
 export function resultText(result: ToolResultMessage): string {
@@ -99,10 +99,6 @@ export function textOf(parts: readonly ContentPart[]): string {
 
 export function imagesOf(content: string | readonly ContentPart[]) {
   return typeof content === 'string' ? [] : content.filter((part) => part.type === 'image');
-}
-
-export function partsOf(content: string | readonly ContentPart[]): readonly ContentPart[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
 /** System messages joined, in order; providers with a single instructions slot use this. */
