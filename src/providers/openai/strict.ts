@@ -107,18 +107,21 @@ function mapValues(value: unknown, fn: (item: unknown) => unknown): unknown {
  * accept null; everything else is passed on as the model sent it.
  */
 class StrictArguments {
-  private readonly originals = new Map<string, JsonSchema | null>();
+  readonly #originals = new Map<string, JsonSchema | null>();
 
   /** `tools` as the request offered them; empty when strict mode is off. */
-  constructor(private readonly tools: readonly ToolDefinition[]) {}
+  readonly #tools: readonly ToolDefinition[];
+  constructor(tools: readonly ToolDefinition[]) {
+    this.#tools = tools;
+  }
 
   call(call: ToolCall): ToolCall {
-    const schema = this.original(call.name);
+    const schema = this.#original(call.name);
     return schema ? { ...call, arguments: dropNulls(call.arguments, schema, schema, 0) as JsonRecord } : call;
   }
 
   response(response: ModelResponse): ModelResponse {
-    if (response.message.toolCalls.length === 0 || this.tools.length === 0) return response;
+    if (response.message.toolCalls.length === 0 || this.#tools.length === 0) return response;
     return {
       ...response,
       message: { ...response.message, toolCalls: response.message.toolCalls.map((c) => this.call(c)) },
@@ -132,13 +135,13 @@ class StrictArguments {
   }
 
   /** The schema the server published, when this tool was sent strict (cached per request). */
-  private original(name: string): JsonSchema | undefined {
-    if (!this.originals.has(name)) {
-      const tool = this.tools.find((t) => t.name === name);
+  #original(name: string): JsonSchema | undefined {
+    if (!this.#originals.has(name)) {
+      const tool = this.#tools.find((t) => t.name === name);
       const schema = tool ? objectSchema(tool.inputSchema) : undefined;
-      this.originals.set(name, schema && toStrictSchema(schema) ? schema : null);
+      this.#originals.set(name, schema && toStrictSchema(schema) ? schema : null);
     }
-    return this.originals.get(name) ?? undefined;
+    return this.#originals.get(name) ?? undefined;
   }
 }
 

@@ -30,41 +30,42 @@ const MAX_JSON_BODY = 32 * 1024 * 1024;
  */
 class Deadline {
   readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private expired = false;
-  private readonly onCallerAbort: () => void;
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #expired = false;
+  readonly #onCallerAbort: () => void;
+  readonly #timeoutMs: number;
+  readonly #caller: AbortSignal | undefined;
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly caller: AbortSignal | undefined,
-  ) {
-    this.signal = this.controller.signal;
-    this.onCallerAbort = () => this.controller.abort(caller?.reason);
-    if (caller?.aborted) this.controller.abort(caller.reason);
-    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+    this.#timeoutMs = timeoutMs;
+    this.#caller = caller;
+    this.signal = this.#controller.signal;
+    this.#onCallerAbort = () => this.#controller.abort(caller?.reason);
+    if (caller?.aborted) this.#controller.abort(caller.reason);
+    else caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
     this.touch();
   }
 
   touch(): void {
-    clearTimeout(this.timer);
-    if (this.controller.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort(new Error('timeout'));
-    }, this.timeoutMs);
+    clearTimeout(this.#timer);
+    if (this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new Error('timeout'));
+    }, this.#timeoutMs);
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
-    this.caller?.removeEventListener('abort', this.onCallerAbort);
+    clearTimeout(this.#timer);
+    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
   }
 
   /** Maps whatever a fetch/read threw into what the caller should see. */
   failure(provider: string, error: unknown): unknown {
-    if (this.caller?.aborted) return this.caller.reason;
-    if (this.expired) {
-      return new ModelError(provider, 'timeout', `no response progress within ${this.timeoutMs} ms`);
+    if (this.#caller?.aborted) return this.#caller.reason;
+    if (this.#expired) {
+      return new ModelError(provider, 'timeout', `no response progress within ${this.#timeoutMs} ms`);
     }
     if (error instanceof ModelError) return error;
     const message = error instanceof Error ? error.message : String(error);
