@@ -5,8 +5,8 @@
  * to the host, which applies them between turns.
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
-import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import { PACKAGE_VERSION } from '../util/version.js';
+import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
 
 const CLIENT_INFO = { name: 'agentforge', version: PACKAGE_VERSION };

@@ -1,6 +1,7 @@
 /**
  * A few official conformance scenarios run against the compiled fixture (build/conformance/, built by the global
- * setup), so a regression shows up in `npm test` too. `npm run conformance:client` runs every scenario of both requirement sets.
+ * setup), so a regression shows up in `npm test` too. `npm run conformance:client` runs every scenario of both
+ * requirement sets.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
