@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the official conformance suite's client scenarios against dist/conformance/client-fixture.js:
+// Runs the official conformance suite's client scenarios against build/conformance/client-fixture.js:
 // both requirement sets (2026-07-28 and 2025-11-25) with the expected-failures baseline, then every unscored
 // client scenario of each set on its own (the auth extensions among them), since unscored results do not move
 // the suite's exit code, then the 2025-03-26 authorization back-compat scenarios at their own revision.
@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const command = 'node dist/conformance/client-fixture.js';
+const command = 'node build/conformance/client-fixture.js';
 const baseline = 'conformance/client-expected-failures.yml';
 const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const requirementSets = ['2026-07-28', '2025-11-25'];
@@ -22,8 +22,8 @@ const timeout = ['--timeout', '90000'];
 const localNode = join(root, 'node_modules', '.bin', 'node');
 const suiteNode = existsSync(localNode) ? localNode : process.execPath;
 
-if (!existsSync(join(root, 'dist', 'conformance', 'client-fixture.js'))) {
-  console.error('dist/conformance/client-fixture.js is missing: run `npm run build` first');
+if (!existsSync(join(root, 'build', 'conformance', 'client-fixture.js'))) {
+  console.error('build/conformance/client-fixture.js is missing: run `npm run build` first');
   process.exit(2);
 }
 

@@ -5,11 +5,12 @@
  * connection closing are passed to the host, which applies them between turns.
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
 import { oauthProviderFor } from './oauth.js';
 
-const CLIENT_INFO = { name: 'agentforge', version: '0.1.0' };
+const CLIENT_INFO = { name: 'agentforge', version: PACKAGE_VERSION };
 const FORWARDED: readonly ClientEvent[] = [
   'toolsListChanged',
   'resourcesListChanged',

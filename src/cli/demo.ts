@@ -1,8 +1,9 @@
 /**
  * `agentforge demo` (what `npm run demo` runs): starts the bundled example servers (weather and logistics over
  * stdio, orders and refunds over Streamable HTTP, all written with agentforge's server library), then runs
- * one agent task end to end and prints each frame of the seed document's walk-through: connect and discover
- * (0-3), the registry (4), think (5), the model's tool calls (6), act (7), observe (8), the answer (9), close (11).
+ * one agent task end to end and prints each step of the agent loop as it happens: [connect] the servers,
+ * [discover] their tools, the tool [registry], then per turn [think] (the model and the tool calls it chose),
+ * [act] (tools/call), [observe] (the result), and finally the [answer] and [close].
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ import { chooseModel, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
-export const DEMO_TASK =
+const DEMO_TASK =
   'Where is my order 12345 and when will it arrive? Also, what is the weather in Hangzhou today?';
 
 const OPTIONS = {
@@ -45,7 +46,7 @@ export async function demoCommand(argv: string[], signal?: AbortSignal): Promise
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
   try {
-    out('\n[frame 0-1] starting the example servers and connecting (all at once)');
+    out('\n[connect] starting the example servers and connecting to all of them at once');
     const orders = await startHttpExample('customer-service/orders.mjs', httpServers);
     const refunds = await startHttpExample('customer-service/refunds.mjs', httpServers);
     const config = parseConfig(demoConfig(orders, refunds), { source: 'demo config' });
@@ -54,9 +55,9 @@ export async function demoCommand(argv: string[], signal?: AbortSignal): Promise
       connectTimeoutMs: 15_000,
       ...(signal ? { signal } : {}),
     });
-    out('[frame 2-3] handshake / server/discover and tools/list done:');
+    out('[discover] handshake or server/discover, then tools/list, done:');
     for (const line of describeServers(host)) out(`  ${line}`);
-    out('[frame 4] tool registry (llmName -> server / MCP tool name):');
+    out('[registry] the tools the model sees (llmName -> server / MCP tool name):');
     for (const line of describeRegistry(host)) out(`  ${line}`);
     const task = values.task ?? DEMO_TASK;
     out(`\ntask: ${task}`);
@@ -77,8 +78,8 @@ export async function demoCommand(argv: string[], signal?: AbortSignal): Promise
       },
     });
     if (result.stopReason !== 'answer')
-      out(`[frame 9] run ended: ${result.stopReason} ${result.error?.message ?? ''}`);
-    out('[frame 11] closing: stdio servers get stdin closed (then SIGTERM, SIGKILL); HTTP servers stop');
+      out(`[answer] none: the run ended with ${result.stopReason} ${result.error?.message ?? ''}`);
+    out('[close] closing: stdio servers get stdin closed (then SIGTERM, SIGKILL); HTTP servers stop');
     return result.stopReason === 'answer' ? 0 : 1;
   } finally {
     terminal?.close();

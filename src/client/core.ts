@@ -13,6 +13,7 @@ import { StreamableHttpClientTransport } from '../transports/http/client/streama
 import { delay } from '../util/abort.js';
 import { type Next, compose } from '../util/compose.js';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { ResultCache } from './cache.js';
 import type { ClientEraCodec, WireRequestOptions } from './codec.js';
 import { type NegotiateOptions, type ServerState, initialize } from './era.js';
@@ -37,7 +38,7 @@ import { StatelessCodec } from './stateless.js';
 import { SubscriptionManager } from './subscriptions.js';
 import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.0' };
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: PACKAGE_VERSION };
 const SENT: Result = Object.freeze({}) as Result;
 
 export class ClientCore implements PipelineHost {

@@ -1,7 +1,17 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
 import { DeadlineTimer } from './deadlines.js';
-import { type Incoming, IncomingContext } from './incoming.js';
+import {
+  type Incoming,
+  IncomingContext,
+  type NotificationHandler,
+  type Params,
+  type RequestArguments,
+  type RequestHandler,
+  type RequestMap,
+  type RequestOptions,
+  type Result,
+} from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
 import { SignalWatch } from './signal-watch.js';
 import {
@@ -15,62 +25,17 @@ import {
 } from './messages.js';
 import type { MessageExtra, SendOptions, Transport } from './transport.js';
 
-export type Params = Record<string, unknown> | undefined;
-export type Result = Record<string, unknown>;
-
-/**
- * What one request method takes and answers. A protocol layer describes the requests a side sends as a
- * method-keyed map of these (MCP's is McpRequests in agentforge/mcp); this layer only carries the types.
- */
-export interface RequestTypes {
-  params: Params;
-  result: Result;
-}
-
-/** Requests keyed by method. The default, any method with any params, is what an untyped connection sends. */
-export type RequestMap = Record<string, RequestTypes>;
-
-/** `request`'s arguments after the method: params may be left out when the method's params are optional. */
-export type RequestArguments<P extends Params> = undefined extends P
-  ? [params?: P, options?: RequestOptions]
-  : [params: P, options?: RequestOptions];
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  /** Per-request timeout; default the connection's (60 s). A progress report restarts it. */
-  timeoutMs?: number;
-  /** Hard cap from the start of the request, however much progress is reported. */
-  maxTotalTimeoutMs?: number;
-  /** Receives each progress notification's params; its presence adds a progress token to the request. */
-  onprogress?: (progress: Record<string, unknown>) => void;
-  /** Progress restarts the timeout (default true when `onprogress` is set). */
-  resetTimeoutOnProgress?: boolean;
-  /** Routes the request onto an incoming request's stream (server-to-client requests on HTTP). */
-  relatedRequestId?: RequestId;
-}
-
-/** An incoming request as its handler sees it; `Outgoing` types the requests it may send back to the peer. */
-export interface RequestContext<Outgoing extends RequestMap = RequestMap> {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Fires when the peer cancels the request or the connection closes. */
-  readonly signal: AbortSignal;
-  readonly extra: MessageExtra | undefined;
-  /** Sends a notification tied to this request (progress, logs). */
-  notify(method: string, params?: Params): Promise<void>;
-  /** Sends a request to the peer tied to this request (sampling, elicitation, roots on a legacy session). */
-  request<M extends keyof Outgoing & string>(
-    method: M,
-    ...args: RequestArguments<Outgoing[M]['params']>
-  ): Promise<Outgoing[M]['result']>;
-}
-
-/** Incoming params stay `Params`: they are whatever the peer sent, for the handler to check. */
-export type RequestHandler<Outgoing extends RequestMap = RequestMap> = (
-  params: Params,
-  context: RequestContext<Outgoing>,
-) => Result | Promise<Result>;
-export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
+export type {
+  NotificationHandler,
+  Params,
+  RequestArguments,
+  RequestContext,
+  RequestHandler,
+  RequestMap,
+  RequestOptions,
+  RequestTypes,
+  Result,
+} from './incoming.js';
 
 export interface ConnectionOptions {
   hooks?: ProtocolHooks;

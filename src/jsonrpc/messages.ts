@@ -2,6 +2,7 @@
  * JSON-RPC 2.0 message shapes and a shape classifier. Messages are classified by the members they carry
  * (one pass over a handful of keys), never by a schema library: this runs on every message.
  */
+import { isRecord } from '../util/record.js';
 import { LocalError } from './errors.js';
 
 export type RequestId = string | number;
@@ -58,17 +59,13 @@ export type Classified =
   | { kind: 'error'; message: JSONRPCErrorResponse }
   | InvalidMessage;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 
 /** Classifies one parsed JSON value by shape. Batches (arrays) are the caller's concern. */
 export function classify(value: unknown): Classified {
-  if (!isPlainObject(value)) return { kind: 'invalid', reason: 'message is not a JSON object', id: null };
+  if (!isRecord(value)) return { kind: 'invalid', reason: 'message is not a JSON object', id: null };
   const id = value.id;
   const readableId = isRequestId(id) ? id : null;
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', reason: 'jsonrpc must be "2.0"', id: readableId };
@@ -77,7 +74,7 @@ export function classify(value: unknown): Classified {
     if (typeof method !== 'string')
       return { kind: 'invalid', reason: 'method must be a string', id: readableId };
     const params = value.params;
-    if (params !== undefined && !isPlainObject(params)) {
+    if (params !== undefined && !isRecord(params)) {
       // MCP narrows JSON-RPC: params, when present, are an object (by-name).
       return { kind: 'invalid', reason: 'params must be an object', id: readableId };
     }
@@ -90,12 +87,12 @@ export function classify(value: unknown): Classified {
   if ('result' in value) {
     if (!isRequestId(id))
       return { kind: 'invalid', reason: 'response id must be a string or integer', id: null };
-    if (!isPlainObject(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
+    if (!isRecord(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
     return { kind: 'result', message: value as unknown as JSONRPCResultResponse };
   }
   if ('error' in value) {
     const error = value.error;
-    if (!isPlainObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (!isRecord(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return { kind: 'invalid', reason: 'error must carry a numeric code and a message', id: readableId };
     }
     if (id !== undefined && id !== null && !isRequestId(id)) {
@@ -154,7 +151,7 @@ export function stringifyMessage(message: unknown): string {
  * for anything that is not such a response.
  */
 export function unserialisableAnswer(message: unknown, error: unknown): JSONRPCErrorResponse | undefined {
-  if (!isUnserialisable(error) || !isPlainObject(message) || !isRequestId(message.id)) return undefined;
+  if (!isUnserialisable(error) || !isRecord(message) || !isRequestId(message.id)) return undefined;
   if (!('result' in message) && !('error' in message)) return undefined;
   return {
     jsonrpc: '2.0',

@@ -1,5 +1,6 @@
 import { ModelError } from '../../agent/model.js';
 import { delay } from '../../util/abort.js';
+import { isRecord } from '../../util/record.js';
 
 /** Transport settings every provider accepts. */
 export interface HttpOptions {
@@ -27,36 +28,37 @@ const MAX_JSON_BODY = 32 * 1024 * 1024;
  * Aborts a request after `timeoutMs` without progress; `touch()` restarts the clock. Linked to the
  * caller's signal so one `signal` covers both.
  */
-export class Deadline {
+class Deadline {
   readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private expired = false;
-  private readonly onCallerAbort: () => void;
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #expired = false;
+  readonly #onCallerAbort: () => void;
+  readonly #timeoutMs: number;
+  readonly #caller: AbortSignal | undefined;
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly caller: AbortSignal | undefined,
-  ) {
-    this.signal = this.controller.signal;
-    this.onCallerAbort = () => this.controller.abort(caller?.reason);
-    if (caller?.aborted) this.controller.abort(caller.reason);
-    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+    this.#timeoutMs = timeoutMs;
+    this.#caller = caller;
+    this.signal = this.#controller.signal;
+    this.#onCallerAbort = () => this.#controller.abort(caller?.reason);
+    if (caller?.aborted) this.#controller.abort(caller.reason);
+    else caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
     this.touch();
   }
 
   touch(): void {
-    clearTimeout(this.timer);
-    if (this.controller.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort(new Error('timeout'));
-    }, this.timeoutMs);
+    clearTimeout(this.#timer);
+    if (this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new Error('timeout'));
+    }, this.#timeoutMs);
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
-    this.caller?.removeEventListener('abort', this.onCallerAbort);
+    clearTimeout(this.#timer);
+    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
   }
 
   /**
@@ -64,17 +66,17 @@ export class Deadline {
    * message, so "openai: POST http://127.0.0.1:3999/v1/chat/completions: ECONNREFUSED" says where and why.
    */
   failure(provider: string, error: unknown, request?: string): unknown {
-    if (this.caller?.aborted) return this.caller.reason;
+    if (this.#caller?.aborted) return this.#caller.reason;
     const where = request ? `${request}: ` : '';
-    if (this.expired) {
-      return new ModelError(provider, 'timeout', `${where}no response progress within ${this.timeoutMs} ms`);
+    if (this.#expired) {
+      return new ModelError(provider, 'timeout', `${where}no response progress within ${this.#timeoutMs} ms`);
     }
     if (error instanceof ModelError) return error;
     return new ModelError(provider, 'network', `${where}${networkCause(error)}`, { cause: error });
   }
 }
 
-export interface ProviderRequest {
+interface ProviderRequest {
   readonly provider: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -180,14 +182,10 @@ async function httpError(provider: string, response: Response, deadline: Deadlin
 /** `{error:{message}}` (OpenAI, Gemini), `{type:'error',error:{message}}` (Anthropic), `[{error}]`, `{message}`. */
 function errorMessage(body: unknown): string | undefined {
   const first = Array.isArray(body) ? body[0] : body;
-  if (typeof first !== 'object' || first === null) return undefined;
-  const record = first as { error?: unknown; message?: unknown };
-  if (typeof record.error === 'string') return record.error;
-  if (typeof record.error === 'object' && record.error !== null) {
-    const message = (record.error as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
-  }
-  return typeof record.message === 'string' ? record.message : undefined;
+  if (!isRecord(first)) return undefined;
+  if (typeof first.error === 'string') return first.error;
+  if (isRecord(first.error) && typeof first.error.message === 'string') return first.error.message;
+  return typeof first.message === 'string' ? first.message : undefined;
 }
 
 /** Reads a body as text, touching the deadline per chunk; past `limit` it fails (or truncates). */

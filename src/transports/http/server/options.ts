@@ -66,7 +66,7 @@ export interface ResolvedOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const LOCALHOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names (lowercase, IPv6 in brackets) with optional exact host:port entries. */

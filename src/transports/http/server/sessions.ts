@@ -2,14 +2,14 @@ import type { ResolvedOptions } from './options.js';
 import type { ServerSessionHandle } from './types.js';
 
 /** What the registry needs of a session's transport, whichever HTTP transport it is. */
-export interface SessionTransportLike {
+interface SessionTransportLike {
   readonly lastActivity: number;
   /** Requests in flight or a stream open: not idle, whatever the clock says. */
   readonly busy: boolean;
   close(): Promise<void>;
 }
 
-export interface SessionEntry<T extends SessionTransportLike = SessionTransportLike> {
+interface SessionEntry<T extends SessionTransportLike = SessionTransportLike> {
   readonly transport: T;
   handle: ServerSessionHandle | undefined;
   /**
