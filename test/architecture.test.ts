@@ -17,6 +17,9 @@ const allowed: Record<string, string[]> = {
   client: ['util', 'jsonrpc', 'mcp', 'transports', 'client'],
   auth: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'auth'],
   agent: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'auth', 'agent'],
+  // An extension plugs into both sides through their seams (server/extension.ts, the client's); it never
+  // reaches into the agent, and client and server code under it stay in separate files.
+  extensions: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'extensions'],
   providers: ['util', 'providers', 'agent/model.js'],
   conformance: ['*'],
   cli: ['*'],

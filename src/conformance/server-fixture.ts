@@ -15,6 +15,7 @@ import {
   mrtrTools,
   statelessProbeTools,
 } from './server-fixture-input.js';
+import { taskTools } from './server-fixture-tasks.js';
 
 function prompts(server: McpServer): void {
   const user = (content: JSONObject) => ({ role: 'user' as const, content: content as never });
@@ -153,6 +154,7 @@ export function createFixtureServer(): McpServer {
   mrtrTools(server);
   mrtrCompositeTools(server);
   statelessProbeTools(server);
+  taskTools(server);
   prompts(server);
   mediaPrompts(server);
   resources(server);

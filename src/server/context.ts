@@ -16,7 +16,7 @@ import {
   passesLogLevel,
 } from '../mcp/types.js';
 import type { InputBackend } from './input.js';
-import type { HandlerContext, InputOptions } from './types.js';
+import type { HandlerContext, InputOptions, TaskContext } from './types.js';
 
 /** Everything a request carries that handlers and operations need, whatever its era. */
 export interface RequestScope {
@@ -32,6 +32,8 @@ export interface RequestScope {
   readonly logLevel: LoggingLevel | 'all' | undefined;
   readonly inputRound: number;
   readonly input: InputBackend;
+  /** Extension wiring point (tasks): the call's task controls, when it may become a task. */
+  readonly task?: TaskContext;
   /** Sends a notification that belongs to this request (progress, log). */
   notify(method: string, params: JSONObject): Promise<void>;
 }
@@ -63,6 +65,7 @@ class RequestHandlerContext implements HandlerContext {
   readonly extra: MessageExtra | undefined;
   readonly meta: JSONObject | undefined;
   readonly inputRound: number;
+  readonly task: TaskContext | undefined;
   readonly #scope: RequestScope;
   #ordinals: Record<string, number> | undefined;
 
@@ -77,6 +80,7 @@ class RequestHandlerContext implements HandlerContext {
     this.extra = scope.extra;
     this.meta = scope.meta;
     this.inputRound = scope.inputRound;
+    this.task = scope.task;
   }
 
   get signal(): AbortSignal {

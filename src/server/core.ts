@@ -3,6 +3,7 @@ import type { Logger } from '../util/logger.js';
 import type { CacheScope, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import type { UriTemplate } from '../mcp/uri-template.js';
 import type { Cache, RevisionCodec } from './codec.js';
+import type { ExtensionRegistry } from './extension.js';
 import type { Collection } from './registry.js';
 import type { RequestStateSealer } from './request-state.js';
 import type { CompiledSchema } from './schema.js';
@@ -57,6 +58,8 @@ export interface ServerCore {
   readonly sealer: RequestStateSealer;
   readonly logger: Logger;
   readonly maxListens: number;
+  /** Extension wiring point: what `McpServer.use` installed (extension.ts). */
+  readonly extensions: ExtensionRegistry;
   codec(revision: string): RevisionCodec;
   capabilities(): ServerCapabilities;
 }

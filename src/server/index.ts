@@ -21,6 +21,14 @@ export {
   type StatelessRequestContext,
 } from './server.js';
 export type { ServerSession } from './session.js';
+export {
+  type ExtensionMethodHandler,
+  type ExtensionRequest,
+  type ServerExtension,
+  type ToolCallInterception,
+  declaresExtension,
+} from './extension.js';
+
 export type { RequestStateOptions } from './request-state.js';
 export { DualEraChannel } from './stdio.js';
 export type {
@@ -40,6 +48,7 @@ export type {
   ResourceTemplateHandler,
   SchemaInput,
   StandardSchema,
+  TaskContext,
   ToolConfig,
   ToolHandler,
 } from './types.js';

@@ -189,6 +189,21 @@ export function callTool(
   scope: RequestScope,
   params: JSONObject | undefined,
 ): MaybePromise<JSONObject> {
+  // Extension wiring point: tools/call hooks (the tasks extension may answer with a CreateTaskResult).
+  const name = params?.name;
+  if (core.extensions.size > 0 && typeof name === 'string' && core.tools.get(name)) {
+    const run = (next: RequestScope) => runToolCall(core, codec, next, params);
+    return core.extensions.callTool({ name, params, scope, codec, run });
+  }
+  return runToolCall(core, codec, scope, params);
+}
+
+function runToolCall(
+  core: ServerCore,
+  codec: RevisionCodec,
+  scope: RequestScope,
+  params: JSONObject | undefined,
+): MaybePromise<JSONObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw invalidParams('tools/call requires a tool name');
   const entry = core.tools.get(name);

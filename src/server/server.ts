@@ -23,6 +23,7 @@ import type {
   TemplateDefinition,
   ToolDefinition,
 } from './core.js';
+import { ExtensionRegistry, type ServerExtension } from './extension.js';
 import { Collection, pick } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
 import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
@@ -122,6 +123,7 @@ export class McpServer {
       sealer: new RequestStateSealer(options.requestState),
       logger: options.logger ?? silentLogger,
       maxListens: options.maxListens ?? 100,
+      extensions: new ExtensionRegistry(),
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);
@@ -202,6 +204,15 @@ export class McpServer {
     return this.#core.tools.get(name)?.config.input.jsonSchema;
   }
 
+  /**
+   * Installs a protocol extension (its methods, its tools/call hook, `capabilities.extensions[id]`). Call before
+   * `connect`/`serve`/`listen`: a handshake session registers the extension methods when it starts.
+   */
+  use(extension: ServerExtension): this {
+    this.#core.extensions.add(extension);
+    return this;
+  }
+
   /** Tells subscribers (legacy resources/subscribe, 2026-07-28 listen streams) that a resource changed. */
   notifyResourceUpdated(uri: string): void {
     for (const session of this.#sessions) session.resourceUpdated(uri);
@@ -268,14 +279,15 @@ export class McpServer {
   }
 
   #capabilities(): ServerCapabilities {
-    return {
+    // Extension wiring point: capabilities.extensions and what the extensions rely on.
+    return this.#core.extensions.capabilities({
       ...this.#extraCapabilities,
       logging: {},
       completions: {},
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
-    };
+    });
   }
 
   /** Coalesces changes made in one tick (e.g. registering many tools) into one notification per kind. */

@@ -132,6 +132,13 @@ export class HandshakeSession implements ServerSession {
     on(Method.ResourcesRead, (params, context, codec) =>
       ops.readResource(this.#core, codec, this.#scope(context, params), params),
     );
+    // Extension wiring point: methods an installed extension adds (gated on `initialize` capabilities).
+    for (const method of this.#core.extensions.methodNames()) {
+      on(method, async (params, context, codec) => {
+        const scope = this.#scope(context, params);
+        return codec.finish(await this.#core.extensions.handle({ method, params, scope, codec }));
+      });
+    }
   }
 
   #initialize(params: Params, context: RequestContext): JSONObject {

@@ -186,9 +186,23 @@ export class StatelessDispatcher {
       case Method.ResourcesRead:
         return this.#withInput(request, meta, codec, context);
       default:
+        // Extension wiring point: methods an installed extension adds (gated on the client declaring it).
+        if (this.#core.extensions.has(request.method)) return this.#extension(request, meta, codec, context);
         // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
         throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     }
+  }
+
+  #extension(
+    request: JSONRPCRequest,
+    meta: RequestMeta,
+    codec: RevisionCodec,
+    context: StatelessContext,
+  ): MaybePromise<JSONObject> {
+    const scope = new StatelessScope(request, meta, context, new MrtrInputBackend(NO_INPUTS, {}), 0);
+    const request_ = { method: request.method, params: request.params, scope, codec };
+    const result = this.#core.extensions.handle(request_);
+    return isPromise(result) ? result.then((value) => codec.finish(value)) : codec.finish(result);
   }
 
   #discover(codec: RevisionCodec): JSONObject {
