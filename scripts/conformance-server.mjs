@@ -156,7 +156,8 @@ try {
   }
   console.log('\n=== extension scenarios (SEP-2663 tasks, SEP-2640 skills) @ 2026-07-28 ===');
   const extensions = extensionServerScenarios();
-  if (extensions.length < 13) failures.push(`expected 13 extension scenarios, the suite lists ${extensions.length}`);
+  if (extensions.length < 13)
+    failures.push(`expected 13 extension scenarios, the suite lists ${extensions.length}`);
   for (const scenario of extensions) {
     const single = runScenario(url, scenario, '2026-07-28');
     console.log(`extension ${scenario}: ${single.ok ? 'passed' : 'FAILED'} (${single.detail ?? ''})`);
