@@ -15,6 +15,7 @@ import {
   mrtrTools,
   statelessProbeTools,
 } from './server-fixture-input.js';
+import { skillResources } from './server-fixture-skills.js';
 import { taskTools } from './server-fixture-tasks.js';
 
 function prompts(server: McpServer): void {
@@ -140,7 +141,7 @@ function resources(server: McpServer): void {
   );
 }
 
-export function createFixtureServer(): McpServer {
+export async function createFixtureServer(): Promise<McpServer> {
   const server = new McpServer({
     name: 'agentforge-conformance-server',
     version: '0.1.0',
@@ -158,11 +159,12 @@ export function createFixtureServer(): McpServer {
   prompts(server);
   mediaPrompts(server);
   resources(server);
+  await skillResources(server);
   return server;
 }
 
 async function main(): Promise<void> {
-  const server = createFixtureServer();
+  const server = await createFixtureServer();
   if (process.argv.includes('--stdio')) {
     await server.serveStdio();
     return;
