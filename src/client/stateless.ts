@@ -158,8 +158,9 @@ export class StatelessCodec {
       );
     }
     const startedAt = Date.now();
+    // Extension wiring point: only input_required loops; complete and a task's CreateTaskResult are final.
     const onFirst = (first: Result): Result | Promise<Result> =>
-      readResultType(first) === 'complete'
+      readResultType(first) !== 'input_required'
         ? first
         : this.#inputLoop(connection, method, params, options, loop, startedAt, first);
     // One reaction for both outcomes (what `request` does, inlined): a call in flight holds one promise less.
@@ -230,7 +231,7 @@ export class StatelessCodec {
         ...options,
         maxTotalTimeoutMs: Math.min(options.maxTotalTimeoutMs ?? remaining, remaining),
       });
-      if (readResultType(result) === 'complete') return result;
+      if (readResultType(result) !== 'input_required') return result;
     }
   }
 

@@ -20,6 +20,13 @@ export {
   principalOfScope,
 } from './server.js';
 export {
+  type StartedCall,
+  type TaskCallOptions,
+  TasksClient,
+  type TasksClientOptions,
+  withTasksCapability,
+} from './client.js';
+export {
   InMemoryTaskStore,
   type InMemoryTaskStoreOptions,
   TaskLimitError,
