@@ -45,7 +45,8 @@ async function stopHttpServer(server: HttpServer | undefined): Promise<void> {
   await once(server.child, 'exit');
 }
 
-const text = (result: { content?: Array<{ text?: string }> }) => result.content?.[0]?.text;
+const text = (result: { content?: ReadonlyArray<unknown> }) =>
+  (result.content?.[0] as { text?: string } | undefined)?.text;
 
 interface Transport {
   name: string;
