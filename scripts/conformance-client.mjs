@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the official conformance suite's client scenarios against dist/conformance/client-fixture.js:
 // both requirement sets (2026-07-28 and 2025-11-25) with the expected-failures baseline, then every unscored
-// non-auth client scenario of each set on its own, since unscored results do not move the suite's exit code.
+// non-auth client scenario of each set on its own, since unscored results do not move the suite's exit code;
+// then the four sep-2640-client-* extension scenarios (SEP-2640 skills), pending in the suite, by name.
 // Exits non-zero on any unexpected failure. Build first (`npm run build`).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -74,8 +75,36 @@ for (const revision of requirementSets) {
   }
 }
 
+console.log('\n=== extension scenarios (SEP-2640 skills) @ 2026-07-28 ===');
+const listed = run(['list']).output;
+const skillScenarios = [...listed.matchAll(/-\s+(sep-2640-client-\S+)\s+\[extension\]/g)].map((m) => m[1]);
+if (skillScenarios.length < 4)
+  failures.push(`expected 4 sep-2640-client-* scenarios, found ${skillScenarios.length}`);
+for (const scenario of skillScenarios) {
+  const single = run([
+    'client',
+    '--command',
+    command,
+    '--scenario',
+    scenario,
+    '--spec-version',
+    '2026-07-28',
+    // Extension scenarios are off the spec timeline: the suite skips them unless forced.
+    '--force',
+  ]);
+  // A SKIPPED check (the client never listed) is no pass here: every check must be SUCCESS.
+  const ok = single.status === 0 && /OVERALL: PASSED/.test(single.output) && !/SKIPPED/.test(single.output);
+  console.log(`extension ${scenario}: ${ok ? 'passed' : 'FAILED'} ${summary(single.output)}`);
+  if (!ok) {
+    console.log(single.output.split('\n').slice(-30).join('\n'));
+    failures.push(`${scenario} @ 2026-07-28`);
+  }
+}
+
 if (failures.length > 0) {
   console.error(`\nUnexpected client conformance failures:\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log('\nAll non-auth client scenarios passed in both requirement sets.');
+console.log(
+  '\nAll non-auth client scenarios passed in both requirement sets, and the skills extension ones.',
+);

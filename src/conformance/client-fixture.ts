@@ -9,6 +9,7 @@ import type { ClientHandlers } from '../client/types.js';
 import { eraOf, isSupportedVersion } from '../mcp/revisions.js';
 import type { Tool } from '../mcp/types.js';
 import { consoleLogger } from '../util/logger.js';
+import { exerciseSkills } from './client-fixture-skills.js';
 
 interface ToolCall {
   name: string;
@@ -53,6 +54,8 @@ function sampleArguments(tool: Tool): Record<string, unknown> {
 }
 
 async function exercise(client: McpClient, scenario: string, context: Context): Promise<void> {
+  // Extension scenarios (SEP-2640 skills) live in their own file.
+  if (await exerciseSkills(client, scenario)) return;
   const tools = await client.listTools();
   if (scenario === 'json-schema-2020-12-preservation') {
     const focal = tools.find((tool) => tool.name !== 'json_schema_echo');

@@ -21,3 +21,10 @@ export {
   isSkillName,
   parseFrontmatter,
 } from './wire.js';
+export {
+  LoadedSkill,
+  SkillVerificationError,
+  type SkillVerificationFailure,
+  SkillsClient,
+  readSkillEntry,
+} from './client.js';
