@@ -5,8 +5,11 @@
  * to the host, which applies them between turns.
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
+import { capabilitiesFromHandlers } from '../client/input.js';
+import { withTasksCapability } from '../extensions/tasks/client.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
+import { withTaskCalls } from './task-client.js';
 
 const CLIENT_INFO = { name: 'agentforge', version: '0.1.0' };
 const FORWARDED: readonly ClientEvent[] = [
@@ -18,7 +21,7 @@ const FORWARDED: readonly ClientEvent[] = [
 
 export const mcpClientConnector: Connector = async (config: ServerConfig, context: ConnectContext) => {
   const { target } = config;
-  const { elicitation, sampling } = context.handlers;
+  const { elicitation, sampling, task } = context.handlers;
   // Only what the host can answer is declared: the client derives its capabilities from these handlers.
   const handlers: ClientHandlers = {
     ...(elicitation ? { elicitation: (params, input) => elicitation(params, input.signal) } : {}),
@@ -27,6 +30,10 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
   const options: ClientOptions = {
     clientInfo: CLIENT_INFO,
     handlers,
+    // Extension wiring point: the host takes tasks (SEP-2663), on top of what its handlers can answer.
+    capabilities: withTasksCapability(
+      capabilitiesFromHandlers(handlers, config.protocolVersion ?? '2026-07-28'),
+    ),
     signal: context.signal,
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
@@ -64,5 +71,5 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
       await client.subscribe(filter, () => undefined).catch(() => undefined);
     }
   }
-  return client;
+  return withTaskCalls(client, handlers, task);
 };
