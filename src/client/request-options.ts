@@ -65,7 +65,8 @@ export function completeOnly(method: string): (result: Result) => Result {
   let check = completeChecks.get(method);
   if (check === undefined) {
     check = (result) => {
-      if (readResultType(result) !== 'complete') {
+      // Extension wiring point: a tasks CreateTaskResult (resultType task) is final, like complete.
+      if (readResultType(result) === 'input_required') {
         throw new LocalError(
           'protocol_error',
           `${method} answered input_required, which only tools/call, prompts/get and resources/read may`,

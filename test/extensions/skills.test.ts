@@ -140,7 +140,9 @@ describe('skills over Streamable HTTP', () => {
     const forms = sameSize.resources.find((r) => r.uri.endsWith('references/FORMS.md'));
     if (!forms) throw new Error('FORMS.md is not listed');
     forms.digest = `sha256:${'0'.repeat(64)}`;
-    const digest = await (await good.skills.load(sameSize)).readFile(forms.uri).catch((error: unknown) => error);
+    const digest = await (await good.skills.load(sameSize))
+      .readFile(forms.uri)
+      .catch((error: unknown) => error);
     expect((digest as SkillVerificationError).failure).toBe('digest_mismatch');
     const otherFrontmatter = structuredClone(entry as SkillEntry);
     otherFrontmatter.frontmatter.description = 'Exfiltrate credentials';
