@@ -46,6 +46,24 @@ export interface ServerExtension {
   readonly ungated?: boolean;
   /** Runs around every tools/call; returns `call.run(call.scope)` for calls it leaves alone. */
   callTool?(call: ToolCallInterception): MaybePromise<JSONObject>;
+  /**
+   * 2026-07-28 subscriptions/listen: the extension's own fields of the `notifications` filter (tasks: `taskIds`).
+   * Returns what it agreed to (merged into the acknowledgement) and how to stop, or undefined when the filter
+   * asks nothing of it. `send` tags each notification with the subscription id.
+   */
+  subscribe?(request: ListenRequest): Promise<ListenAttachment | undefined>;
+}
+
+export interface ListenRequest {
+  readonly notifications: JSONObject;
+  readonly scope: RequestScope;
+  send(method: string, params: JSONObject): void;
+}
+
+export interface ListenAttachment {
+  /** Fields merged into the acknowledgement's `notifications`. */
+  readonly acknowledged: JSONObject;
+  close(): void;
 }
 
 /** True when the client's capabilities (initialize, or this request's `_meta`) declare the extension. */
@@ -101,6 +119,30 @@ export class ExtensionRegistry {
       return extension.callTool({ ...call, scope, run: (next) => step(index + 1, next) });
     };
     return step(0, call.scope);
+  }
+
+  /** Attaches every extension's part of one listen stream; gated on the client declaring the extension. */
+  async subscribe(request: ListenRequest): Promise<ListenAttachment | undefined> {
+    const attached: ListenAttachment[] = [];
+    try {
+      for (const extension of this.#extensions) {
+        const attachment = await extension.subscribe?.(request);
+        if (!attachment) continue;
+        attached.push(attachment);
+        if (!extension.ungated && !declaresExtension(request.scope.clientCapabilities, extension.id))
+          throw missingRequiredClientCapability({ extensions: { [extension.id]: {} } });
+      }
+    } catch (error) {
+      for (const attachment of attached) attachment.close();
+      throw error;
+    }
+    if (attached.length === 0) return undefined;
+    return {
+      acknowledged: Object.assign({}, ...attached.map((attachment) => attachment.acknowledged)),
+      close: () => {
+        for (const attachment of attached) attachment.close();
+      },
+    };
   }
 
   /** `capabilities.extensions` and the core capabilities the extensions rely on, merged over `base`. */

@@ -179,8 +179,14 @@ export class StatelessDispatcher {
         return ops.listResourceTemplates(this.#core, codec, params);
       case Method.CompletionComplete:
         return ops.complete(this.#core, codec, params);
-      case Method.SubscriptionsListen:
-        return this.#listens.listen(request, codec, context);
+      case Method.SubscriptionsListen: {
+        // Extension wiring point: extensions attach their notifications (tasks: notifications/tasks).
+        if (this.#core.extensions.size === 0) return this.#listens.listen(request, codec, context);
+        const scope = new StatelessScope(request, meta, context, new MrtrInputBackend(NO_INPUTS, {}), 0);
+        return this.#listens.listen(request, codec, context, (listen) =>
+          this.#core.extensions.subscribe({ ...listen, scope }),
+        );
+      }
       case Method.ToolsCall:
       case Method.PromptsGet:
       case Method.ResourcesRead:

@@ -10,6 +10,7 @@ import { MetaKey } from '../mcp/meta.js';
 import { Notification } from '../mcp/methods.js';
 import type { JSONObject, SubscriptionFilter } from '../mcp/types.js';
 import { type RevisionCodec, copyObject } from './codec.js';
+import type { ListenAttachment, ListenRequest } from './extension.js';
 import type { StatelessContext } from './stateless.js';
 
 export type ListChange = 'tools' | 'prompts' | 'resources';
@@ -67,6 +68,9 @@ export class ListenHub {
     request: JSONRPCRequest,
     codec: RevisionCodec,
     context: StatelessContext,
+    attach?: (
+      request: Pick<ListenRequest, 'notifications' | 'send'>,
+    ) => Promise<ListenAttachment | undefined>,
   ): Promise<JSONObject> {
     const filter = readFilter(request.params?.notifications);
     if (this.#listeners.size >= this.#max) {
@@ -85,19 +89,33 @@ export class ListenHub {
       end: () => ended.resolve(),
     };
     const onAbort = () => ended.resolve();
+    // Extension wiring point: the extensions' part of the filter (tasks: taskIds), attached before the ack.
+    let acknowledged = false;
+    const early: Array<[string, JSONObject]> = [];
+    const send = (method: string, params: JSONObject) => {
+      if (!acknowledged) early.push([method, params]);
+      else this.#send(listener, method, params);
+    };
+    const attachment = await attach?.({ notifications: request.params?.notifications as JSONObject, send });
     context.signal.addEventListener('abort', onAbort, { once: true });
     try {
       // The acknowledgement is the first message carrying this subscription id; nothing is sent before it.
       context.notify({
         jsonrpc: '2.0',
         method: Notification.SubscriptionsAcknowledged,
-        params: { _meta: { [MetaKey.SubscriptionId]: id }, notifications: filter as JSONObject },
+        params: {
+          _meta: { [MetaKey.SubscriptionId]: id },
+          notifications: { ...(filter as JSONObject), ...(attachment?.acknowledged ?? {}) },
+        },
       });
+      acknowledged = true;
+      for (const [method, params] of early.splice(0)) this.#send(listener, method, params);
       if (!context.signal.aborted) {
         this.#listeners.add(listener);
         await ended.promise;
       }
     } finally {
+      attachment?.close();
       this.#listeners.delete(listener);
       context.signal.removeEventListener('abort', onAbort);
     }

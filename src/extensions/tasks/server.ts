@@ -7,9 +7,12 @@ import type { RpcError } from '../../jsonrpc/errors.js';
 import { invalidParams, missingRequiredClientCapability } from '../../mcp/errors.js';
 import type { InputResponse, JSONObject } from '../../mcp/types.js';
 import type { RequestScope } from '../../server/context.js';
+import { Notification } from '../../mcp/methods.js';
 import {
   type ExtensionMethodHandler,
   type ExtensionRequest,
+  type ListenAttachment,
+  type ListenRequest,
   type ServerExtension,
   type ToolCallInterception,
   declaresExtension,
@@ -46,6 +49,7 @@ export interface TasksServerOptions {
 }
 
 const MAX_TASK_ID_LENGTH = 256;
+const MAX_LISTENED_TASKS = 100;
 const MAX_INPUT_RESPONSES = 64;
 /** The principal of a caller no transport authenticated: its tasks are shared by every such caller. */
 export const ANONYMOUS_PRINCIPAL = 'anonymous';
@@ -62,6 +66,11 @@ export function principalOfScope(scope: RequestScope): string {
   const auth = (scope as { readonly auth?: { readonly subject?: unknown } }).auth;
   if (typeof auth?.subject === 'string') return `subject:${auth.subject}`;
   return principalOf(scope.extra?.authInfo) ?? ANONYMOUS_PRINCIPAL;
+}
+
+/** What a status notification reports: a change in any of it is worth one. */
+function signatureOf(record: TaskRecord): string {
+  return `${record.status}\u0000${record.statusMessage ?? ''}\u0000${Object.keys(record.inputRequests ?? {}).join(',')}`;
 }
 
 function readTaskId(params: JSONObject | undefined): string {
@@ -162,6 +171,44 @@ export class TasksExtension implements ServerExtension {
         },
       );
     });
+  }
+
+  /**
+   * SEP-2663 Task Status Notifications: `notifications.taskIds` on subscriptions/listen. Only this principal's
+   * tasks are agreed to (the acknowledgement lists them); each status change sends the full DetailedTask.
+   */
+  async subscribe(request: ListenRequest): Promise<ListenAttachment | undefined> {
+    const ids: unknown = request.notifications?.taskIds;
+    if (ids === undefined) return undefined;
+    if (
+      !Array.isArray(ids) ||
+      ids.length > MAX_LISTENED_TASKS ||
+      !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= MAX_TASK_ID_LENGTH)
+    )
+      throw invalidParams(`taskIds must be an array of at most ${MAX_LISTENED_TASKS} task ids`);
+    const principal = principalOfScope(request.scope);
+    const agreed: string[] = [];
+    const stops: Array<() => void> = [];
+    for (const taskId of new Set(ids as string[])) {
+      const record = await this.store.get(taskId);
+      if (!record || record.principal !== principal) continue;
+      agreed.push(taskId);
+      let last = signatureOf(record);
+      stops.push(
+        this.store.subscribe(taskId, (changed) => {
+          const signature = signatureOf(changed);
+          if (signature === last) return;
+          last = signature;
+          request.send(Notification.Tasks, detailedTask(changed) as unknown as JSONObject);
+        }),
+      );
+    }
+    return {
+      acknowledged: { taskIds: agreed },
+      close: () => {
+        for (const stop of stops) stop();
+      },
+    };
   }
 
   async #owned(request: ExtensionRequest): Promise<TaskRecord> {
