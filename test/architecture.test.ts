@@ -16,7 +16,18 @@ const allowed: Record<string, string[]> = {
   server: ['util', 'jsonrpc', 'mcp', 'transports', 'server'],
   client: ['util', 'jsonrpc', 'mcp', 'transports', 'client'],
   auth: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'auth'],
-  agent: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'auth', 'agent', 'extensions/tasks/client.js'],
+  agent: [
+    'util',
+    'jsonrpc',
+    'mcp',
+    'transports',
+    'client',
+    'auth',
+    'agent',
+    // The client halves of the extensions only (their server halves import the server).
+    'extensions/tasks/client.js',
+    'extensions/skills/client.js',
+  ],
   // An extension plugs into both sides through their seams (server/extension.ts, the client's); it never
   // reaches into the agent, and client and server code under it stay in separate files.
   extensions: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'extensions'],
