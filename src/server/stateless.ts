@@ -206,8 +206,12 @@ export class StatelessDispatcher {
     context: StatelessContext,
   ): MaybePromise<JSONObject> {
     const scope = new StatelessScope(request, meta, context, new MrtrInputBackend(NO_INPUTS, {}), 0);
-    const request_ = { method: request.method, params: request.params, scope, codec };
-    const result = this.#core.extensions.handle(request_);
+    const result = this.#core.extensions.handle({
+      method: request.method,
+      params: request.params,
+      scope,
+      codec,
+    });
     return isPromise(result) ? result.then((value) => codec.finish(value)) : codec.finish(result);
   }
 

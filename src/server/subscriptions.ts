@@ -16,6 +16,12 @@ import type { StatelessContext } from './stateless.js';
 export type ListChange = 'tools' | 'prompts' | 'resources';
 
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+const CORE_FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'toolsListChanged',
+  'promptsListChanged',
+  'resourcesListChanged',
+  'resourceSubscriptions',
+]);
 
 interface Listener {
   readonly id: RequestId;
@@ -96,7 +102,13 @@ export class ListenHub {
       if (!acknowledged) early.push([method, params]);
       else this.#send(listener, method, params);
     };
-    const attachment = await attach?.({ notifications: request.params?.notifications as JSONObject, send });
+    // Only a filter with fields beyond the core ones waits for the extensions: the core path stays synchronous
+    // up to the acknowledgement, so nothing registered in the same tick is missed.
+    const notifications = request.params?.notifications as JSONObject;
+    const attachment =
+      attach && Object.keys(notifications).some((field) => !CORE_FILTER_FIELDS.has(field))
+        ? await attach({ notifications, send })
+        : undefined;
     context.signal.addEventListener('abort', onAbort, { once: true });
     try {
       // The acknowledgement is the first message carrying this subscription id; nothing is sent before it.
