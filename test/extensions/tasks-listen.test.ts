@@ -53,10 +53,15 @@ describe('notifications/tasks on subscriptions/listen', () => {
     const server = new McpServer({ name: 'listen', version: '1.0.0' });
     const tasks = new TasksExtension({ pollIntervalMs: 10 });
     server.use(tasks);
+    // The job ends only once the test has seen the acknowledgement: its completion cannot beat the listen.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     server.registerTool('job', {}, async (_args, ctx) => {
       await ctx.task?.detach();
-      await ctx.task?.status('halfway');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await released;
+      await ctx.task?.status('finishing');
       return { content: [{ type: 'text', text: 'job done' }] };
     });
     tasks.declare('job');
@@ -90,6 +95,7 @@ describe('notifications/tasks on subscriptions/listen', () => {
       const seen: Array<Record<string, unknown>> = [];
       for await (const message of sseMessages(response)) {
         seen.push(message);
+        if (message.method === 'notifications/subscriptions/acknowledged') release();
         const params = message.params as Record<string, unknown> | undefined;
         if (message.method === 'notifications/tasks' && params?.status === 'completed') break;
       }
@@ -98,6 +104,7 @@ describe('notifications/tasks on subscriptions/listen', () => {
         method: 'notifications/subscriptions/acknowledged',
         params: { notifications: { taskIds: [started.task.taskId] } },
       });
+      expect(seen[1]).toMatchObject({ params: { status: 'working', statusMessage: 'finishing' } });
       const completed = seen.at(-1)?.params as Record<string, unknown>;
       expect(completed).toMatchObject({
         taskId: started.task.taskId,
