@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the official conformance suite's server scenarios against dist/conformance/server-fixture.js over
+// Runs the official conformance suite's server scenarios against build/conformance/server-fixture.js over
 // Streamable HTTP: both requirement sets (2026-07-28 and 2025-11-25) with the expected-failures baseline, then
 // every unscored scenario of each set on its own (header validation, json-schema-2020-12, SSE polling, session
 // lifecycle), since unscored results do not move the suite's exit code; then the extension scenarios, pending in
@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const fixture = join(root, 'dist', 'conformance', 'server-fixture.js');
+const fixture = join(root, 'build', 'conformance', 'server-fixture.js');
 const baseline = 'conformance/server-expected-failures.yml';
 const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const requirementSets = ['2026-07-28', '2025-11-25'];
@@ -23,7 +23,7 @@ const localNode = join(root, 'node_modules', '.bin', 'node');
 const suiteNode = existsSync(localNode) ? localNode : process.execPath;
 
 if (!existsSync(fixture)) {
-  console.error('dist/conformance/server-fixture.js is missing: run `npm run build` first');
+  console.error('build/conformance/server-fixture.js is missing: run `npm run build` first');
   process.exit(2);
 }
 

@@ -1,4 +1,4 @@
-// The shop's records, shared by the three customer-service servers (the second seed document's Q10).
+// The shop's records, shared by the three customer-service servers (orders, logistics, refunds).
 export const ORDERS = {
   12345: {
     orderId: '12345',

@@ -1,4 +1,4 @@
-// Shipment tracking for the customer-service agent (second seed document, Q10). Over stdio in the demo.
+// Shipment tracking for the customer-service agent of `agentforge demo`. Over stdio in the demo.
 import { McpServer } from 'agentforge/server';
 import { isMain, serve } from '../serve.mjs';
 import { SHIPMENTS } from './data.mjs';

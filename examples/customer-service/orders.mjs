@@ -1,4 +1,4 @@
-// Order lookup for the customer-service agent (second seed document, Q10). Served over Streamable HTTP
+// Order lookup for the customer-service agent of `agentforge demo`. Served over Streamable HTTP
 // in the demo: `node examples/customer-service/orders.mjs --http --port 0`.
 import { McpServer } from 'agentforge/server';
 import { isMain, serve } from '../serve.mjs';

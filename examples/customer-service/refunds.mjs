@@ -1,4 +1,4 @@
-// Refunds for the customer-service agent (second seed document, Q10). It moves money, so it says so
+// Refunds for the customer-service agent of `agentforge demo`. It moves money, so it says so
 // (destructiveHint) and the demo config makes every call ask for approval. Over Streamable HTTP in the demo.
 import { McpServer } from 'agentforge/server';
 import { isMain, serve } from '../serve.mjs';

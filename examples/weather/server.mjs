@@ -1,4 +1,4 @@
-// The seed document's weather server: one tool, get_weather, which an agent host registers as
+// The demo's weather server: one tool, get_weather, which an agent host registers as
 // `weather__get_weather`. Deterministic data, so the demo and the tests can check what the model saw.
 //
 //   node examples/weather/server.mjs            # stdio (what the demo does)

@@ -30,6 +30,7 @@ import { runLimited } from './pool.js';
 import { isoNow } from '../util/clock.js';
 import { type ResultLimits, failureOutcome, toResultParts } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
+import { SEARCH_TOOL_NAME, ToolSearch, type ToolSearchOptions } from './tool-search.js';
 
 export interface AgentOptions {
   readonly model: ChatModel;
@@ -57,6 +58,11 @@ export interface AgentOptions {
    * Start the host with `offerSampling: true` so the capability is declared to servers.
    */
   readonly sampling?: SamplingOptions;
+  /**
+   * With many tools, offer `search_tools` and load what it finds instead of every definition (see
+   * tool-search.ts; default `{ enabled: 'auto' }`); `false` always offers every tool.
+   */
+  readonly toolSearch?: ToolSearchOptions | false;
 }
 
 export interface RunOptions {
@@ -80,6 +86,8 @@ interface RunState {
   /** The groups this run activated (undefined: every server). */
   readonly groups: readonly string[] | undefined;
   usage: { inputTokens: number; outputTokens: number };
+  /** Tools `search_tools` found in this run (or called earlier in the conversation), offered in that order. */
+  readonly loaded: Set<string>;
 }
 
 export class Agent {
@@ -88,6 +96,9 @@ export class Agent {
   private readonly callTool: Next<ToolContext, ToolOutcome>;
   /** Each running run's event sink, by runId (one agent may serve concurrent runs). */
   private readonly emitters = new Map<string, (event: AgentEvent) => void>();
+  private readonly toolSearch: ToolSearch | undefined;
+  /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
+  private readonly loadedByRun = new Map<string, Set<string>>();
 
   constructor(private readonly options: AgentOptions) {
     this.gate =
@@ -105,6 +116,7 @@ export class Agent {
     toolLayers.push(this.gate.middleware);
     this.callModel = compose(modelLayers, (context) => this.modelTurn(context));
     this.callTool = compose(toolLayers, (context) => this.executeTool(context));
+    this.toolSearch = options.toolSearch === false ? undefined : new ToolSearch(options.toolSearch);
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
@@ -113,6 +125,7 @@ export class Agent {
   async run(input: string, options: RunOptions = {}): Promise<RunResult> {
     const state = this.startRun(input, options);
     this.emitters.set(state.runId, state.emit);
+    this.loadedByRun.set(state.runId, state.loaded);
     state.emit({ type: 'run_start', runId: state.runId, model: this.options.model.id, input });
     let ending: RunEnding;
     try {
@@ -128,6 +141,7 @@ export class Agent {
       ending = state.signal.aborted ? { stopReason: 'cancelled' } : { stopReason: 'error', error };
     } finally {
       this.emitters.delete(state.runId);
+      this.loadedByRun.delete(state.runId);
     }
     const answer = ending.answer ?? lastAssistantText(state.messages);
     if (ending.stopReason === 'answer') state.emit({ type: 'answer', text: answer });
@@ -164,6 +178,9 @@ export class Agent {
       records: [],
       groups: options.groups,
       usage: { inputTokens: 0, outputTokens: 0 },
+      loaded: new Set(
+        messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => c.name) : [])),
+      ),
     };
   }
 
@@ -190,7 +207,9 @@ export class Agent {
   private async think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
-    const tools = host.registry.definitions(state.groups);
+    // A tool changed since its approval is offered as approved until someone approves the change.
+    const all = this.gate.offered(host.registry, state.groups);
+    const tools = this.toolSearch?.active(all) ? this.toolSearch.offered(all, state.loaded) : all;
     if (step === 1 || (change && change.added.length + change.removed.length + change.changed.length > 0)) {
       state.emit({ type: 'registry', step, tools: tools.map((t) => t.name), ...(change ? { change } : {}) });
     }
@@ -304,9 +323,27 @@ export class Agent {
     return record;
   }
 
+  /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */
+  private async searchTools(context: ToolContext): Promise<ToolOutcome> {
+    const definitions = this.gate.offered(this.options.host.registry, context.groups);
+    const loaded = this.loadedByRun.get(context.runId) ?? new Set<string>();
+    const { text, isError } = await this.toolSearch!.search(
+      definitions,
+      context.arguments,
+      loaded,
+      context.signal,
+    );
+    return {
+      status: 'ok',
+      result: { content: [{ type: 'text', text }], isError },
+      arguments: context.arguments,
+    };
+  }
+
   /** The pipeline's end: the actual `tools/call` (or the reason it cannot happen). */
   private async executeTool(context: ToolContext): Promise<ToolOutcome> {
     const { call, tool } = context;
+    if (!tool && call.name === SEARCH_TOOL_NAME && this.toolSearch) return this.searchTools(context);
     if (!tool) {
       const known = this.options.host.registry.definitions(context.groups).map((t) => t.name);
       const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;

@@ -3,12 +3,14 @@
  * (`readOnlyHint`, ...) are hints, not trust. Policies pre-approve (`all`, globs over llmNames, a server's
  * `approval` key); everything else goes to the `approver` (the CLI's prompt), and without one it is denied
  * and the model is told so. A tool whose description or schema changed after it was approved is asked
- * about again, with a diff, whatever the policy says.
+ * about again, with a diff, whatever the policy says; until then the model is offered the definition that was
+ * approved, not the new text (a rewritten description must not steer the model before anyone has read it).
  */
 import type { ServerApproval } from './config.js';
 import { GlobSet } from './glob.js';
 import { type ApprovalRecord, type ToolContext, type ToolMiddleware, deniedOutcome } from './middleware.js';
-import type { RegisteredTool } from './registry.js';
+import type { ToolDefinition } from './model.js';
+import type { RegisteredTool, ToolRegistry } from './registry.js';
 
 /** `all`: approve every call; `none`: approve nothing automatically; globs: approve matching llmNames. */
 export type ApprovalPolicy = 'all' | 'none' | { readonly tools: readonly string[] };
@@ -42,6 +44,8 @@ export function parseApprovalPolicy(value: string | undefined): ApprovalPolicy {
 interface Approved {
   readonly fingerprint: string;
   readonly definition: string;
+  /** What the model was offered when the tool was approved. */
+  readonly offered: ToolDefinition;
   /** The decision as first recorded: later calls report who really approved the tool. */
   readonly record: ApprovalRecord;
   /** Approved for every later call ("always"), not just the one. */
@@ -59,6 +63,12 @@ export class ApprovalGate {
   private readonly policy: ApprovalPolicy;
   private readonly policyGlobs: GlobSet;
   private readonly approved = new Map<string, Approved>();
+  /** Bumped on every approval: the model's view of a tool may change with it. */
+  private approvals = 0;
+  private readonly views = new WeakMap<
+    readonly ToolDefinition[],
+    { approvals: number; view: ToolDefinition[] }
+  >();
 
   constructor(private readonly options: ApprovalGateOptions = {}) {
     this.policy = options.policy ?? 'none';
@@ -82,6 +92,25 @@ export class ApprovalGate {
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
     const settled = this.settled(tool);
     return 'decision' in settled ? settled : this.ask(context, tool, settled.reason, settled.diff);
+  }
+
+  /**
+   * The tools as the model may see them: the registry's definitions, except that a tool whose description or
+   * schema changed since it was approved keeps its approved definition until it is approved again. Cached
+   * per registry view and approval count, so a turn with nothing changed costs one lookup.
+   */
+  offered(registry: ToolRegistry, groups?: readonly string[]): readonly ToolDefinition[] {
+    const definitions = registry.definitions(groups);
+    if (this.approved.size === 0) return definitions;
+    const cached = this.views.get(definitions);
+    if (cached?.approvals === this.approvals) return cached.view;
+    const view = definitions.map((definition) => {
+      const prior = this.approved.get(definition.name);
+      const current = prior && registry.get(definition.name);
+      return current && current.fingerprint !== prior.fingerprint ? prior.offered : definition;
+    });
+    this.views.set(definitions, { approvals: this.approvals, view });
+    return view;
   }
 
   /** The decision when config, policy or an earlier answer settles it; otherwise why someone must be asked. */
@@ -137,9 +166,11 @@ export class ApprovalGate {
     this.approved.set(tool.llmName, {
       fingerprint: tool.fingerprint,
       definition: definitionText(tool),
+      offered: { name: tool.llmName, description: tool.description, inputSchema: tool.inputSchema },
       record,
       always,
     });
+    this.approvals++;
     return record;
   }
 

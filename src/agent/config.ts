@@ -1,9 +1,11 @@
 /**
  * `mcp.json`: the `mcpServers` format Claude Desktop, Cursor and VS Code already write, plus agentforge's own
  * optional keys per server (`tools.allow`/`tools.deny`, `group`, `timeoutMs`, `protocolVersion`, `approval`,
- * `enabled`, `expose`).
+ * `enabled`, `expose`, `oauth`).
  * Strings may use `${VAR}` (or VS Code's `${env:VAR}`, or `${VAR:-default}`) to pull secrets from the
- * environment. Every error names the file, the server and the key.
+ * environment, and VS Code's `${input:ID}` for a value the user types (declared under `inputs`). A `command`
+ * or `args` entry starting with `./` or `../`, and `cwd`, resolve against the config file's directory.
+ * Every error names the file, the server and the key.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -32,6 +34,32 @@ export type ServerApproval =
   | 'deny'
   | { readonly auto?: readonly string[]; readonly deny?: readonly string[] };
 
+/**
+ * `oauth` on an HTTP server: how to authorize with it (agentforge/auth). Without `clientId` the client uses a
+ * client metadata document (`clientMetadataUrl`) or registers itself where the server allows it.
+ */
+export interface ServerOAuthConfig {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  readonly scopes?: readonly string[];
+  /** A loopback redirect such as http://127.0.0.1:8765/callback (pre-registered clients need a fixed one). */
+  readonly redirectUri?: string;
+  readonly clientMetadataUrl?: string;
+  /** Let metadata and token requests reach private (RFC 1918 / ULA) addresses. */
+  readonly allowPrivateNetwork?: boolean;
+}
+
+const OAUTH_KEYS = new Set([
+  'clientId',
+  'clientSecret',
+  'tokenEndpointAuthMethod',
+  'scopes',
+  'redirectUri',
+  'clientMetadataUrl',
+  'allowPrivateNetwork',
+]);
+
 export interface ServerConfig {
   readonly name: string;
   readonly target: ServerTarget;
@@ -45,6 +73,8 @@ export interface ServerConfig {
   readonly enabled: boolean;
   /** Opt-in: offer the server's resources (read) and prompts (get) to the model as tools too. */
   readonly expose: { readonly resources: boolean; readonly prompts: boolean };
+  /** OAuth for a protected HTTP server. */
+  readonly oauth?: ServerOAuthConfig;
 }
 
 export interface HostConfig {
@@ -88,6 +118,7 @@ const SERVER_KEYS = new Set([
   'approval',
   'enabled',
   'expose',
+  'oauth',
   // Written by other hosts; accepted and ignored.
   'disabled',
   'autoApprove',
@@ -99,6 +130,15 @@ const SERVER_KEYS = new Set([
 export interface LoadConfigOptions {
   /** Variables for `${VAR}`; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Asks for the value of a `${input:ID}` (VS Code prompts for them); without it such a reference fails. */
+  readonly resolveInput?: (input: ConfigInput) => Promise<string>;
+}
+
+/** A VS Code input (`inputs: [{ "id", "type": "promptString", "description", "password" }]`). */
+export interface ConfigInput {
+  readonly id: string;
+  readonly description?: string;
+  readonly password: boolean;
 }
 
 export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<HostConfig> {
@@ -117,13 +157,45 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   } catch (error) {
     throw new ConfigError(path, undefined, undefined, `not valid JSON: ${(error as Error).message}`);
   }
-  return parseConfig(json, { ...options, source: path, baseDir: dirname(file) });
+  const inputs: Record<string, string> = {};
+  const wanted = referencedInputs(json, path);
+  if (wanted.length > 0 && !options.resolveInput) {
+    const named = wanted.map((input) => `"${input.id}"`).join(', ');
+    throw new ConfigError(
+      path,
+      undefined,
+      'inputs',
+      `${named} must be typed in, and there is no terminal to ask`,
+    );
+  }
+  for (const input of wanted) inputs[input.id] = await options.resolveInput!(input);
+  const { resolveInput: _, ...rest } = options;
+  return parseConfig(json, { ...rest, inputs, source: path, baseDir: dirname(file) });
+}
+
+/** The `${input:ID}` references in the servers, with what `inputs` says about each. */
+export function referencedInputs(json: unknown, source = 'mcp.json'): ConfigInput[] {
+  if (!isObject(json)) return [];
+  // The file is capped at 1 MiB; a regex over its servers' JSON finds every string with no recursive walk.
+  const text = JSON.stringify(json.mcpServers ?? json.servers ?? {});
+  const ids = new Set<string>();
+  for (const match of text.matchAll(/(\$?)\$\{input:([^}]*)\}/g)) if (match[1] === '') ids.add(match[2]!);
+  const declared = Array.isArray(json.inputs) ? json.inputs.filter(isObject) : [];
+  return [...ids].map((id) => {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id))
+      throw new ConfigError(source, undefined, 'inputs', `bad input id "${id}"`);
+    const spec = declared.find((input) => input.id === id);
+    const description = typeof spec?.description === 'string' ? spec.description : undefined;
+    return { id, ...(description === undefined ? {} : { description }), password: spec?.password === true };
+  });
 }
 
 export interface ParseConfigOptions extends LoadConfigOptions {
   readonly source?: string;
-  /** Relative `cwd`s resolve against this directory (the config file's). */
+  /** Relative `cwd`s, and `./`/`../` commands and args, resolve against this directory (the config file's). */
   readonly baseDir?: string;
+  /** Values for `${input:ID}`. */
+  readonly inputs?: Readonly<Record<string, string>>;
 }
 
 export function parseConfig(json: unknown, options: ParseConfigOptions = {}): HostConfig {
@@ -132,7 +204,12 @@ export function parseConfig(json: unknown, options: ParseConfigOptions = {}): Ho
   const servers = json.mcpServers ?? json.servers;
   if (!isObject(servers))
     throw new ConfigError(source, undefined, 'mcpServers', 'must be an object of servers');
-  const reader = new Reader(source, options.env ?? process.env, options.baseDir ?? process.cwd());
+  const reader = new Reader(
+    source,
+    options.env ?? process.env,
+    options.baseDir ?? process.cwd(),
+    options.inputs ?? {},
+  );
   return { source, servers: Object.entries(servers).map(([name, raw]) => reader.server(name, raw)) };
 }
 
@@ -141,6 +218,7 @@ class Reader {
     private readonly source: string,
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly baseDir: string,
+    private readonly inputs: Readonly<Record<string, string>>,
   ) {}
 
   server(name: string, raw: unknown): ServerConfig {
@@ -155,9 +233,13 @@ class Reader {
     }
     if (timeoutMs !== undefined && !(timeoutMs > 0))
       this.fail(name, 'timeoutMs', 'must be a positive number');
+    const target = this.target(name, raw);
+    if (raw.oauth !== undefined && target.kind !== 'http')
+      this.fail(name, 'oauth', 'only an HTTP server takes "oauth"');
+    const oauth = raw.oauth === undefined ? undefined : this.oauth(name, raw.oauth);
     return {
       name,
-      target: this.target(name, raw),
+      target,
       tools: this.tools(name, raw.tools),
       groups: this.groups(name, raw.group),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
@@ -165,7 +247,45 @@ class Reader {
       approval: this.approval(name, raw.approval),
       enabled,
       expose: this.expose(name, raw.expose),
+      ...(oauth === undefined ? {} : { oauth }),
     };
+  }
+
+  private oauth(name: string, raw: unknown): ServerOAuthConfig {
+    if (!isObject(raw)) this.fail(name, 'oauth', 'must be an object');
+    for (const key of Object.keys(raw))
+      if (!OAUTH_KEYS.has(key)) this.fail(name, `oauth.${key}`, 'unknown key');
+    const text = (key: string) => {
+      const value = this.optional(name, raw, key, 'string');
+      return value === undefined ? undefined : this.interpolate(name, `oauth.${key}`, value);
+    };
+    const method = text('tokenEndpointAuthMethod');
+    if (method !== undefined && !['client_secret_basic', 'client_secret_post', 'none'].includes(method))
+      this.fail(
+        name,
+        'oauth.tokenEndpointAuthMethod',
+        'must be client_secret_basic, client_secret_post or none',
+      );
+    const redirectUri = text('redirectUri');
+    if (redirectUri !== undefined && !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\//.test(redirectUri))
+      this.fail(
+        name,
+        'oauth.redirectUri',
+        'must be a loopback URL with a port, e.g. http://127.0.0.1:8765/callback',
+      );
+    const allowPrivateNetwork = this.optional(name, raw, 'allowPrivateNetwork', 'boolean');
+    const entries = {
+      clientId: text('clientId'),
+      clientSecret: text('clientSecret'),
+      tokenEndpointAuthMethod: method as ServerOAuthConfig['tokenEndpointAuthMethod'],
+      scopes: raw.scopes === undefined ? undefined : this.strings(name, 'oauth.scopes', raw.scopes),
+      redirectUri,
+      clientMetadataUrl: text('clientMetadataUrl'),
+      allowPrivateNetwork,
+    };
+    return Object.fromEntries(
+      Object.entries(entries).filter(([, value]) => value !== undefined),
+    ) as ServerOAuthConfig;
   }
 
   private target(name: string, raw: Record<string, unknown>): ServerTarget {
@@ -176,8 +296,8 @@ class Reader {
     const hasUrl = raw.url !== undefined;
     if (type === 'stdio' || (type === undefined && !hasUrl)) {
       if (hasUrl) this.fail(name, 'url', 'a stdio server takes "command", not "url"');
-      const command = this.string(name, 'command', raw.command);
-      const args = this.strings(name, 'args', raw.args ?? []);
+      const command = this.relative(this.string(name, 'command', raw.command));
+      const args = this.strings(name, 'args', raw.args ?? []).map((arg) => this.relative(arg));
       const env = raw.env === undefined ? undefined : this.record(name, 'env', raw.env);
       const cwdRaw = this.optional(name, raw, 'cwd', 'string');
       const cwd =
@@ -283,10 +403,20 @@ class Reader {
     return out;
   }
 
-  /** `${VAR}`, `${env:VAR}` and `${VAR:-default}`; `$${` escapes a literal `${`. */
+  /** `./x` and `../x` mean next to the config file, wherever the CLI runs; anything else is as written. */
+  private relative(value: string): string {
+    return /^\.\.?[/\\]/.test(value) ? resolve(this.baseDir, value) : value;
+  }
+
+  /** `${VAR}`, `${env:VAR}`, `${VAR:-default}` and `${input:ID}`; `$${` escapes a literal `${`. */
   private interpolate(name: string, key: string, value: string): string {
     return value.replace(/\$?\$\{([^}]*)\}/g, (match, body: string) => {
       if (match.startsWith('$$')) return match.slice(1);
+      if (body.startsWith('input:')) {
+        const input = this.inputs[body.slice(6)];
+        if (input === undefined) this.fail(name, key, `input "${body.slice(6)}" has no value`);
+        return input;
+      }
       const [rawVar, fallback] = splitDefault(body);
       const variable = rawVar.startsWith('env:') ? rawVar.slice(4) : rawVar;
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) this.fail(name, key, `bad variable reference ${match}`);

@@ -1,17 +1,19 @@
 /**
  * The default `Connector`: one `McpClient` per server config. Stdio targets spawn the server; URL targets use
  * Streamable HTTP, legacy HTTP+SSE, or detection (Streamable HTTP first, then the SSE fallback the spec
- * describes) as the config's `type` says. List-changed notifications and the connection closing are passed
- * to the host, which applies them between turns.
+ * describes) as the config's `type` says. List-changed events (of the lists the host exposes) and the
+ * connection closing are passed to the host, which applies them between turns.
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
 import { capabilitiesFromHandlers } from '../client/input.js';
 import { withTasksCapability } from '../extensions/tasks/client.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
+import { oauthProviderFor } from './oauth.js';
 import { withTaskCalls } from './task-client.js';
 
-const CLIENT_INFO = { name: 'agentforge', version: '0.1.0' };
+const CLIENT_INFO = { name: 'agentforge', version: PACKAGE_VERSION };
 const FORWARDED: readonly ClientEvent[] = [
   'toolsListChanged',
   'resourcesListChanged',
@@ -39,6 +41,8 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),
   };
+  const oauth = oauthProviderFor(config);
+  if (oauth) options.oauth = oauth;
   const client =
     target.kind === 'stdio'
       ? await McpClient.connect(
@@ -55,21 +59,14 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     await client.close();
     throw context.signal.reason;
   }
-  for (const event of FORWARDED) client.on(event, () => context.onEvent(event));
-  // 2026-07-28 basic/patterns/subscriptions: stateless servers push list changes only on a listen stream.
-  const capabilities = client.serverCapabilities ?? {};
-  if (client.era === 'stateless') {
-    const filter = {
-      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
-      ...(capabilities.resources?.listChanged && config.expose.resources
-        ? { resourcesListChanged: true }
-        : {}),
-      ...(capabilities.prompts?.listChanged && config.expose.prompts ? { promptsListChanged: true } : {}),
-    };
-    if (Object.keys(filter).length > 0) {
-      // Best effort: without the stream the server still works, its lists just refresh on reconnection.
-      await client.subscribe(filter, () => undefined).catch(() => undefined);
-    }
-  }
+  // The client delivers list changes in every era (a subscriptions/listen stream of its own where the server
+  // pushes nothing unasked); only the lists the host exposes are asked for.
+  const forwarded = FORWARDED.filter(
+    (event) =>
+      (event !== 'resourcesListChanged' || config.expose.resources) &&
+      (event !== 'promptsListChanged' || config.expose.prompts),
+  );
+  for (const event of forwarded) client.on(event, () => context.onEvent(event));
+  await client.listChangesReady();
   return withTaskCalls(client, handlers, task);
 };

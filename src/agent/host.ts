@@ -86,6 +86,8 @@ export interface HostOptions {
   readonly handlers?: HostRequestHandlers;
   readonly logger?: Logger;
   readonly onEvent?: (event: HostEvent) => void;
+  /** Aborting it while `start()` waits for servers shuts every server down and rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 export class McpHost {
@@ -126,9 +128,21 @@ export class McpHost {
     const all = Promise.all([...host.slots.values()].map((slot) => slot.start()));
     const waitMs = options.startupTimeoutMs ?? options.connectTimeoutMs ?? 30_000;
     const timeout = new AbortController();
+    const signal = options.signal;
+    const stopWaiting = () => timeout.abort();
+    signal?.addEventListener('abort', stopWaiting, { once: true });
     await Promise.race([all, delay(waitMs, timeout.signal).catch(() => undefined)]);
     timeout.abort();
-    await host.refresh();
+    signal?.removeEventListener('abort', stopWaiting);
+    if (signal?.aborted) {
+      await host.close();
+      throw signal.reason;
+    }
+    await host.refresh(signal);
+    if (signal?.aborted) {
+      await host.close();
+      throw signal.reason;
+    }
     return host;
   }
 
@@ -179,7 +193,15 @@ export class McpHost {
     const refreshed = await Promise.all([...this.slots.values()].map((slot) => slot.refreshLists(signal)));
     if (!stale && !refreshed.some(Boolean)) return { added: [], removed: [], changed: [] };
     const ready = [...this.slots.values()].filter((slot) => slot.state === 'ready');
-    const change = this.registry.update(ready.map((slot) => slot.snapshot()));
+    const change = this.registry.update(
+      ready.map((slot) => slot.snapshot()),
+      (server, tool, reason) =>
+        this.options.logger?.warn(
+          tool === undefined
+            ? `server "${server}": its tools are left out: ${reason}`
+            : `server "${server}": tool "${tool}" is left out: ${reason}`,
+        ),
+    );
     if (change.added.length + change.removed.length + change.changed.length > 0) {
       this.emit({ type: 'registry_changed', change });
     }

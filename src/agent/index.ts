@@ -69,6 +69,14 @@ export {
 export { type OfferedSkill, skillsContext } from './skills.js';
 export { LLM_NAME_PATTERN, type ToolNamer, assignNames, prefixedName, sanitizeName } from './naming.js';
 export { type RegisteredTool, type RegistryChange, type ServerSnapshot, ToolRegistry } from './registry.js';
+export {
+  Bm25Ranker,
+  EmbeddingRanker,
+  SEARCH_TOOL_NAME,
+  type ToolRanker,
+  ToolSearch,
+  type ToolSearchOptions,
+} from './tool-search.js';
 export { type ResultLimits, toResultParts } from './results.js';
 export type { SamplingOptions } from './sampling.js';
 export type { RetryPolicy, ServerState, ServerStatus } from './server-slot.js';

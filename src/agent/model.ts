@@ -87,6 +87,12 @@ export interface ToolDefinition {
   readonly inputSchema: Readonly<Record<string, unknown>>;
 }
 
+/** Turns texts into vectors (an embeddings endpoint), for ranking by meaning: one vector per text, in order. */
+export interface EmbeddingModel {
+  readonly id: string;
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
+}
+
 /** `auto` (default): the model decides; `none`: no calls; `required`: at least one call; `{ name }`: that tool. */
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 

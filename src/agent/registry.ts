@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Prompt, Resource, Tool, ToolAnnotations } from '../mcp/types.js';
 import type { ServerConfig } from './config.js';
+import { jsonShapeViolation } from '../util/json-shape.js';
 import { GlobSet } from './glob.js';
 import type { ToolDefinition } from './model.js';
 import { type ToolNamer, assignNames, prefixedName } from './naming.js';
@@ -101,9 +102,20 @@ export class ToolRegistry {
     );
   }
 
-  /** Rebuilds from the servers' current lists. Names already handed out stay with their tool. */
-  update(snapshots: readonly ServerSnapshot[]): RegistryChange {
-    const candidates = snapshots.flatMap(candidatesOf);
+  /**
+   * Rebuilds from the servers' current lists. Names already handed out stay with their tool. A tool that
+   * cannot be taken in (a schema nested past the limit) is left out and reported to `onRejected`; so is a
+   * whole server whose list fails to be taken in, and the other servers' tools are unaffected.
+   */
+  update(snapshots: readonly ServerSnapshot[], onRejected: OnRejected = () => {}): RegistryChange {
+    const candidates = snapshots.flatMap((snapshot) => {
+      try {
+        return candidatesOf(snapshot, onRejected);
+      } catch (error) {
+        onRejected(snapshot.config.name, undefined, (error as Error).message);
+        return [];
+      }
+    });
     const names = assignNames(candidates, this.namer, this.namesByKey);
     const next = new Map<string, RegisteredTool>();
     for (const candidate of candidates) {
@@ -129,7 +141,13 @@ export class ToolRegistry {
   }
 }
 
-function candidatesOf(snapshot: ServerSnapshot): Candidate[] {
+/** Told about a tool (or, with `tool` undefined, a whole server's list) the registry had to leave out. */
+export type OnRejected = (server: string, tool: string | undefined, reason: string) => void;
+
+/** Peer data nested deeper than this (a tool's schema plus its envelope) is refused before anything walks it. */
+const TOOL_SHAPE = { maxDepth: 66, maxNodes: 20_000 } as const;
+
+function candidatesOf(snapshot: ServerSnapshot, onRejected: OnRejected): Candidate[] {
   const { config } = snapshot;
   const allow = new GlobSet(config.tools.allow);
   const deny = new GlobSet(config.tools.deny);
@@ -141,6 +159,11 @@ function candidatesOf(snapshot: ServerSnapshot): Candidate[] {
     if (typeof tool?.name !== 'string' || seen.has(tool.name)) continue; // a server listing a name twice
     seen.add(tool.name);
     if ((!allow.empty && !allow.matches(tool.name)) || deny.matches(tool.name)) continue;
+    const violation = jsonShapeViolation(tool, TOOL_SHAPE);
+    if (violation) {
+      onRejected(server, tool.name, `its definition ${violation}`);
+      continue;
+    }
     const description = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
     const inputSchema = normaliseSchema(tool.inputSchema);
     out.push({

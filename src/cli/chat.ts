@@ -4,8 +4,18 @@ import { Agent } from '../agent/agent.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
+import { loadHostConfig } from './discover.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
-import { AGENT_STARTUP_MS, UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
+import {
+  AGENT_STARTUP_MS,
+  NO_MODEL_MESSAGE,
+  UsageError,
+  chooseModel,
+  openHost,
+  requireSomeServer,
+  stderrLogger,
+  warnUnmatched,
+} from './setup.js';
 import { Terminal } from './terminal.js';
 
 const OPTIONS = {
@@ -18,19 +28,27 @@ const OPTIONS = {
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function chatCommand(argv: string[]): Promise<number> {
+export async function chatCommand(argv: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const chosen = await chooseModel(values.model);
-  if (!chosen) throw new UsageError('no model: pass --model <provider>:<model> or set AGENTFORGE_MODEL');
+  if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
+  // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
+  const config = await loadHostConfig(values.config, signal);
   const terminal = new Terminal(process.stdin, process.stdout);
-  const host = await openHost(values.config, {
+  const host = await openHost(config, {
+    signal,
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
     handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
     offerSampling: true,
+  }).catch((error: unknown) => {
+    terminal.close();
+    throw error;
   });
   try {
+    requireSomeServer(host);
+    warnUnmatched(host, values.approve, values.group);
     const agent = new Agent({
       model: chosen.model,
       host,
@@ -46,8 +64,8 @@ export async function chatCommand(argv: string[]): Promise<number> {
     terminal.write('type a message; /tools lists tools, /reset forgets the conversation, /exit quits\n');
     let history: readonly ChatMessage[] = [];
     for (;;) {
-      const line = await terminal.question('\n> ');
-      if (line === undefined || line.trim() === '/exit') return 0;
+      const line = await terminal.question('\n> ', signal);
+      if (line === undefined || line.trim() === '/exit') return signal.aborted ? 1 : 0;
       const input = line.trim();
       if (input === '') continue;
       if (input === '/tools') {
@@ -58,7 +76,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
         history = [];
         continue;
       }
-      history = await turn(agent, terminal, input, history, values.group);
+      history = await turn(agent, terminal, input, history, values.group, signal);
     }
   } finally {
     terminal.close();
@@ -72,34 +90,28 @@ async function turn(
   input: string,
   history: readonly ChatMessage[],
   groups: string[] | undefined,
+  signal: AbortSignal,
 ): Promise<readonly ChatMessage[]> {
-  const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSigint);
   let streaming = false;
-  try {
-    const result = await agent.run(input, {
-      history,
-      signal: controller.signal,
-      ...(groups ? { groups } : {}),
-      onEvent: (event) => {
-        if (event.type === 'text_delta') {
-          streaming = true;
-          terminal.write(event.text);
-          return;
-        }
-        if (event.type === 'model_end' && streaming) {
-          terminal.write('\n');
-          streaming = false;
-        }
-        const line = renderEvent(event, false);
-        if (line && event.type !== 'model_start') terminal.write(`  · ${line}\n`);
-      },
-    });
-    if (result.stopReason !== 'answer')
-      terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
-    return result.messages;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+  const result = await agent.run(input, {
+    history,
+    signal,
+    ...(groups ? { groups } : {}),
+    onEvent: (event) => {
+      if (event.type === 'text_delta') {
+        streaming = true;
+        terminal.write(event.text);
+        return;
+      }
+      if (event.type === 'model_end' && streaming) {
+        terminal.write('\n');
+        streaming = false;
+      }
+      const line = renderEvent(event, false);
+      if (line && event.type !== 'model_start') terminal.write(`  · ${line}\n`);
+    },
+  });
+  if (result.stopReason !== 'answer' && !signal.aborted)
+    terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
+  return result.messages;
 }

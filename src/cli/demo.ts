@@ -1,8 +1,9 @@
 /**
  * `agentforge demo` (what `npm run demo` runs): starts the bundled example servers (weather and logistics over
  * stdio, orders and refunds over Streamable HTTP, all written with agentforge's server library), then runs
- * one agent task end to end and prints each frame of the seed document's walk-through: connect and discover
- * (0-3), the registry (4), think (5), the model's tool calls (6), act (7), observe (8), the answer (9), close (11).
+ * one agent task end to end and prints each step of the agent loop as it happens: [connect] the servers,
+ * [discover] their tools, the tool [registry], then per turn [think] (the model and the tool calls it chose),
+ * [act] (tools/call), [observe] (the result), and finally the [answer] and [close].
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +13,13 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { parseConfig } from '../agent/config.js';
 import { DEMO_MODEL_LABEL } from '../agent/demo-model.js';
 import { McpHost } from '../agent/host.js';
+import { trackChild, untrackChild } from '../transports/stdio/children.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
 import { chooseModel, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
-export const DEMO_TASK =
+const DEMO_TASK =
   'Where is my order 12345 and when will it arrive? Also, what is the weather in Hangzhou today?';
 
 const OPTIONS = {
@@ -27,7 +29,7 @@ const OPTIONS = {
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function demoCommand(argv: string[]): Promise<number> {
+export async function demoCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const out = (line = '') => process.stdout.write(`${line}\n`);
   const chosen = (await chooseModel(values.model, process.env, true))!;
@@ -44,14 +46,18 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
   try {
-    out('\n[frame 0-1] starting the example servers and connecting (all at once)');
+    out('\n[connect] starting the example servers and connecting to all of them at once');
     const orders = await startHttpExample('customer-service/orders.mjs', httpServers);
     const refunds = await startHttpExample('customer-service/refunds.mjs', httpServers);
     const config = parseConfig(demoConfig(orders, refunds), { source: 'demo config' });
-    host = await McpHost.start(config, { logger: stderrLogger(values.verbose), connectTimeoutMs: 15_000 });
-    out('[frame 2-3] handshake / server/discover and tools/list done:');
+    host = await McpHost.start(config, {
+      logger: stderrLogger(values.verbose),
+      connectTimeoutMs: 15_000,
+      ...(signal ? { signal } : {}),
+    });
+    out('[discover] handshake or server/discover, then tools/list, done:');
     for (const line of describeServers(host)) out(`  ${line}`);
-    out('[frame 4] tool registry (llmName -> server / MCP tool name):');
+    out('[registry] the tools the model sees (llmName -> server / MCP tool name):');
     for (const line of describeRegistry(host)) out(`  ${line}`);
     const task = values.task ?? DEMO_TASK;
     out(`\ntask: ${task}`);
@@ -65,14 +71,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
       },
     });
     const result = await agent.run(task, {
+      ...(signal ? { signal } : {}),
       onEvent: (event) => {
         const line = renderEvent(event, true);
         if (line) out(line);
       },
     });
     if (result.stopReason !== 'answer')
-      out(`[frame 9] run ended: ${result.stopReason} ${result.error?.message ?? ''}`);
-    out('[frame 11] closing: stdio servers get stdin closed (then SIGTERM, SIGKILL); HTTP servers stop');
+      out(`[answer] none: the run ended with ${result.stopReason} ${result.error?.message ?? ''}`);
+    out('[close] closing: stdio servers get stdin closed (then SIGTERM, SIGKILL); HTTP servers stop');
     return result.stopReason === 'answer' ? 0 : 1;
   } finally {
     terminal?.close();
@@ -103,7 +110,14 @@ function demoConfig(ordersUrl: string, refundsUrl: string) {
 async function startHttpExample(file: string, children: ChildProcess[]): Promise<string> {
   const child = spawn(process.execPath, [`${EXAMPLES}${file}`, '--http', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    // Its own process group, tracked like a stdio server's, so no way of ending the demo leaves it running.
+    detached: process.platform !== 'win32',
   });
+  const pid = child.pid;
+  if (pid !== undefined) {
+    trackChild(pid);
+    child.once('exit', () => untrackChild(pid));
+  }
   children.push(child);
   return readUrl(child, file);
 }

@@ -1,67 +1,138 @@
 #!/usr/bin/env node
 /** The `agentforge` command: the composition root (nothing imports it). */
-import { ConfigError } from '../agent/config.js';
-import { ModelError } from '../agent/model.js';
+import { authCommand } from './auth.js';
 import { chatCommand } from './chat.js';
+import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
+import { EXIT, UsageError, isParseArgsError, reportError } from './errors.js';
+import {
+  AUTH_SPEC,
+  CHAT_SPEC,
+  CONFIG_SPEC,
+  type CommandSpec,
+  DEMO_SPEC,
+  INIT_SPEC,
+  PROMPTS_SPEC,
+  RESOURCES_SPEC,
+  RUN_SPEC,
+  TOOLS_SPEC,
+  commandHelp,
+  mainHelp,
+  unknownFlagMessage,
+} from './help.js';
+import { initCommand } from './init.js';
+import { Shutdown } from './lifecycle.js';
+import { promptsCommand } from './prompts.js';
+import { resourcesCommand } from './resources.js';
 import { runCommand } from './run.js';
-import { UsageError } from './setup.js';
+import { closest, didYouMean } from './suggest.js';
 import { toolsCommand } from './tools.js';
+import { packageVersion } from './version.js';
 
-const USAGE = `agentforge — MCP servers plugged into an LLM agent
+interface Command {
+  readonly spec: CommandSpec;
+  readonly run: (argv: string[], signal: AbortSignal) => Promise<number>;
+}
 
-usage:
-  agentforge run   --config <mcp.json> [--model <provider>:<model>] [--approve all|none|<glob,...>]
-                   [--json] [--max-steps N] [--group G]... [--audit <file.jsonl>] [--system <text>]
-                   [--no-input] [--verbose] "<task>"
-  agentforge chat  --config <mcp.json> [--model <provider>:<model>] [--approve ...] [--group G]... [--audit <file>]
-  agentforge tools list --config <mcp.json> [--json]
-  agentforge tools call --config <mcp.json> <llmName> [--args '<json>'] [--json]
-  agentforge demo  [--model <provider>:<model>] [--task "<task>"] [--approve ...]
+/** Every command, in the order `--help` lists them. */
+const COMMANDS: readonly Command[] = [
+  { spec: RUN_SPEC, run: runCommand },
+  { spec: CHAT_SPEC, run: chatCommand },
+  { spec: TOOLS_SPEC, run: toolsCommand },
+  { spec: RESOURCES_SPEC, run: resourcesCommand },
+  { spec: PROMPTS_SPEC, run: promptsCommand },
+  { spec: CONFIG_SPEC, run: configCommand },
+  { spec: INIT_SPEC, run: initCommand },
+  { spec: AUTH_SPEC, run: (argv) => authCommand(argv) },
+  { spec: DEMO_SPEC, run: demoCommand },
+];
 
-models: --model or AGENTFORGE_MODEL, e.g. openai:gpt-4o, openai-responses:gpt-4.1, anthropic:claude-sonnet-4-5,
-  gemini:gemini-2.5-flash, ollama:llama3.1; demo:offline-rules is the offline rule-based demo model.
-  Keys and endpoints: OPENAI_API_KEY/OPENAI_BASE_URL, ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL,
-  GEMINI_API_KEY/GEMINI_BASE_URL, OLLAMA_BASE_URL.
-approval: every tool call needs approval unless --approve or the server's "approval" key pre-approves it;
-  run asks on the terminal when there is one, otherwise unapproved calls are denied and the model is told.
-run --json prints the transcript (format "agentforge.transcript", version 1; see src/agent/transcript.ts).
-`;
+const HELP = mainHelp(COMMANDS.map((c) => c.spec));
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'run':
-      return runCommand(rest);
-    case 'chat':
-      return chatCommand(rest);
-    case 'tools':
-      return toolsCommand(rest);
-    case 'demo':
-      return demoCommand(rest);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return command === undefined ? 2 : 0;
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+async function main(argv: string[], signal: AbortSignal): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    process.stderr.write(HELP);
+    return EXIT.usage;
+  }
+  if (name === 'help' || name === '--help' || name === '-h') return help(rest[0]);
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.spec.name === name);
+  if (!command) {
+    const what = name.startsWith('-') ? 'option' : 'command';
+    const names = COMMANDS.map((c) => c.spec.name);
+    throw new UsageError(`unknown ${what} ${JSON.stringify(name)}${didYouMean(name, [...names, 'help'])}`);
+  }
+  helpFor = name;
+  const sub = subcommand(command.spec, rest);
+  if (sub) helpFor = `${name} ${sub.name}`;
+  const options = rest.slice(0, rest.includes('--') ? rest.indexOf('--') : rest.length);
+  if (options.includes('--help') || options.includes('-h')) {
+    process.stdout.write(commandHelp(sub ?? command.spec, sub ? command.spec : undefined));
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, signal);
+  } catch (error) {
+    throw withSuggestion(error, sub ?? command.spec, sub ? `${name} ${sub.name}` : name);
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ModelError;
-    const isUsage =
-      error instanceof UsageError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
-    process.stderr.write(
-      `agentforge: ${known || isUsage ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+/** `agentforge help [command]`. */
+function help(name: string | undefined): number {
+  const command = COMMANDS.find((c) => c.spec.name === name);
+  if (name !== undefined && !command)
+    throw new UsageError(
+      `unknown command ${JSON.stringify(name)}${didYouMean(
+        name,
+        COMMANDS.map((c) => c.spec.name),
+      )}`,
     );
-    if (isUsage) process.stderr.write('run "agentforge --help" for usage\n');
-    process.exitCode = isUsage ? 2 : 1;
-  },
+  process.stdout.write(command ? commandHelp(command.spec) : HELP);
+  return EXIT.ok;
+}
+
+/** The subcommand named by the first argument (`tools list`); a mistyped one is a usage error. */
+function subcommand(spec: CommandSpec, rest: readonly string[]): CommandSpec | undefined {
+  const first = rest[0];
+  if (!spec.subcommands || first === undefined || first.startsWith('-')) return undefined;
+  const sub = spec.subcommands.find((s) => s.name === first);
+  if (sub) return sub;
+  const names = spec.subcommands.map((s) => s.name);
+  const near = closest(first, names);
+  const hint = near ? `did you mean "${spec.name} ${near}"?` : `${spec.name} has: ${names.join(', ')}`;
+  throw new UsageError(`unknown command "${spec.name} ${first}"; ${hint}`);
+}
+
+/** parseArgs says "Unknown option '--jsn'. To specify a positional...": one line with the nearest flag. */
+function withSuggestion(error: unknown, spec: CommandSpec, path: string): unknown {
+  if (!isParseArgsError(error) || error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error;
+  const option = /'([^']+)'/.exec(error.message)?.[1];
+  return option ? new UsageError(unknownFlagMessage(option, spec, path)) : error;
+}
+
+/** The command whose `--help` a usage error points to. */
+let helpFor: string | undefined;
+
+const debug = process.env.AGENTFORGE_DEBUG === '1' || /^(--verbose|-v)$/m.test(process.argv.join('\n'));
+const shutdown = new Shutdown().install();
+main(process.argv.slice(2), shutdown.signal).then(
+  (code) => finish(code),
+  // After a signal, whatever the command threw is the interruption itself: it was already announced.
+  (error: unknown) => finish(shutdown.received ? 0 : failed(error)),
 );
+
+function failed(error: unknown): number {
+  const code = reportError(error, debug);
+  if (code === EXIT.usage)
+    process.stderr.write(`run "agentforge ${helpFor ? `${helpFor} ` : ''}--help" for usage\n`);
+  return code;
+}
+
+function finish(code: number): void {
+  shutdown.dispose();
+  process.exitCode = shutdown.exitCode ?? code;
+}

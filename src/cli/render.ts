@@ -1,16 +1,16 @@
-/** Human-readable lines for agent events (chat, `run --verbose`, the demo's frame-by-frame print-out). */
+/** Human-readable lines for agent events (chat, `run --verbose`, the demo's step-by-step print-out). */
 import type { AgentEvent, ToolCallRecord } from '../agent/events.js';
 import type { McpHost } from '../agent/host.js';
 import { partsToText, toResultParts } from '../agent/results.js';
 
 const PREVIEW = 300;
 
-export function preview(text: string, max = PREVIEW): string {
+function preview(text: string, max = PREVIEW): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, max)}… (${flat.length} chars)`;
 }
 
-export function resultText(record: ToolCallRecord): string {
+function resultText(record: ToolCallRecord): string {
   return partsToText(toResultParts(record.result));
 }
 
@@ -30,34 +30,37 @@ export function describeRegistry(host: McpHost): string[] {
   return entries.map((e) => `${e.llmName.padEnd(width)}  -> ${e.server} / ${e.mcpName}`);
 }
 
-/** One line (or a few) per event; `frames` prefixes the seed document's frame numbers. */
-export function renderEvent(event: AgentEvent, frames: boolean): string | undefined {
-  const tag = (frame: string) => (frames ? `[frame ${frame}] ` : '');
+/**
+ * One line (or a few) per event. `labelled` (the demo) starts each line with the step of the agent loop it
+ * shows, in brackets: [registry], [think], [act], [observe], [answer]; chat and `run --verbose` print the
+ * same lines without the brackets and leave the answer to their own output.
+ */
+export function renderEvent(event: AgentEvent, labelled: boolean): string | undefined {
+  const head = (step: string) => (labelled ? `[${step}] ` : `${step}: `);
   switch (event.type) {
     case 'registry':
-      return event.step === 1
-        ? undefined
-        : `${tag('10')}registry refreshed between turns: ${event.tools.join(', ') || '(no tools)'}`;
+      if (event.step === 1) return undefined;
+      return `${labelled ? '[registry] ' : 'registry '}refreshed between turns: ${event.tools.join(', ') || '(no tools)'}`;
     case 'model_start':
-      return `${tag('5')}think: step ${event.step}, asking the model`;
+      return `${head('think')}step ${event.step}, asking the model`;
     case 'model_end': {
       const calls = event.response.message.toolCalls;
       if (calls.length === 0) return undefined;
       const list = calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
-      return `${tag('6')}model chose ${calls.length} tool call${calls.length > 1 ? 's' : ''}: ${list}`;
+      return `${labelled ? '[think] ' : ''}model chose ${calls.length} tool call${calls.length > 1 ? 's' : ''}: ${list}`;
     }
     case 'tool_call':
       return event.server
-        ? `${tag('7')}act: ${event.call.name} -> tools/call ${event.server} / ${event.mcpName}`
-        : `${tag('7')}act: ${event.call.name} is not a known tool`;
+        ? `${head('act')}${event.call.name} -> tools/call ${event.server} / ${event.mcpName}`
+        : `${head('act')}${event.call.name} is not a known tool`;
     case 'tool_result': {
       const r = event.record;
       const approval = r.approval ? `${r.approval.decision} by ${r.approval.by}` : 'no approval needed';
       const status = r.status === 'ok' ? (r.isError ? 'tool error' : 'ok') : r.status;
-      return `${tag('8')}observe: ${r.llmName} ${status} in ${r.durationMs} ms (${approval}): ${preview(resultText(r))}`;
+      return `${head('observe')}${r.llmName} ${status} in ${r.durationMs} ms (${approval}): ${preview(resultText(r))}`;
     }
     case 'answer':
-      return frames ? `${tag('9')}answer:\n${event.text}` : undefined;
+      return labelled ? `[answer]\n${event.text}` : undefined;
     default:
       return undefined;
   }

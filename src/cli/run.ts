@@ -6,8 +6,20 @@ import { fileAuditSink } from '../agent/audit.js';
 import type { McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
 import { toTranscript } from '../agent/transcript.js';
+import type { RunResult } from '../agent/events.js';
+import { loadHostConfig } from './discover.js';
+import { EXIT } from './errors.js';
 import { renderEvent } from './render.js';
-import { AGENT_STARTUP_MS, UsageError, chooseModel, openHost, stderrLogger } from './setup.js';
+import {
+  AGENT_STARTUP_MS,
+  NO_MODEL_MESSAGE,
+  UsageError,
+  chooseModel,
+  openHost,
+  requireSomeServer,
+  stderrLogger,
+  warnUnmatched,
+} from './setup.js';
 import { Terminal } from './terminal.js';
 
 export const RUN_OPTIONS = {
@@ -23,18 +35,22 @@ export const RUN_OPTIONS = {
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function runCommand(argv: string[]): Promise<number> {
+export async function runCommand(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: true });
   const task = positionals.join(' ').trim();
   if (task === '') throw new UsageError('run needs a task: agentforge run --config mcp.json "<task>"');
   const chosen = await chooseModel(values.model);
-  if (!chosen) throw new UsageError('no model: pass --model <provider>:<model> or set AGENTFORGE_MODEL');
+  if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
+  const maxSteps = values['max-steps'] ? positiveInt(values['max-steps'], '--max-steps') : undefined;
+  // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
+  const config = await loadHostConfig(values.config, signal);
   const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
-  const host = await openHost(values.config, {
+  const host = await openHost(config, {
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
+    signal,
     ...(terminal
       ? {
           handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
@@ -42,13 +58,12 @@ export async function runCommand(argv: string[]): Promise<number> {
         }
       : {}),
   });
-  const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSigint);
   try {
-    const agent = buildAgent(values, chosen.model, host, terminal);
+    requireSomeServer(host);
+    warnUnmatched(host, values.approve, values.group);
+    const agent = buildAgent(values, chosen.model, host, terminal, maxSteps);
     const result = await agent.run(task, {
-      signal: controller.signal,
+      signal,
       ...(values.group ? { groups: values.group } : {}),
       onEvent: (event) => {
         if (!values.verbose) return;
@@ -56,17 +71,13 @@ export async function runCommand(argv: string[]): Promise<number> {
         if (line) process.stderr.write(`${line}\n`);
       },
     });
+    // Interrupted: the signal handler said so; no partial answer on stdout.
+    if (signal.aborted) return 1;
     if (values.json) process.stdout.write(`${JSON.stringify(toTranscript(result, host, task), null, 2)}\n`);
-    else process.stdout.write(`${result.answer}\n`);
-    if (result.stopReason !== 'answer') {
-      process.stderr.write(
-        `run ended: ${result.stopReason}${result.error ? ` (${result.error.message})` : ''}\n`,
-      );
-      return 1;
-    }
-    return 0;
+    else if (result.answer !== '' || result.stopReason === 'answer')
+      process.stdout.write(`${result.answer}\n`);
+    return runExitCode(result, maxSteps ?? 10);
   } finally {
-    process.off('SIGINT', onSigint);
     terminal?.close();
     await host.close();
   }
@@ -81,12 +92,13 @@ function buildAgent(
   model: ChatModel,
   host: McpHost,
   terminal: Terminal | undefined,
+  maxSteps: number | undefined,
 ): Agent {
   return new Agent({
     model,
     host,
     ...(values.system ? { system: values.system } : {}),
-    ...(values['max-steps'] ? { maxSteps: positiveInt(values['max-steps'], '--max-steps') } : {}),
+    ...(maxSteps === undefined ? {} : { maxSteps }),
     approval: {
       policy: parseApprovalPolicy(values.approve),
       ...(terminal ? { approver: (request, signal) => terminal.approve(request, signal) } : {}),
@@ -98,6 +110,30 @@ function buildAgent(
         }
       : {}),
   });
+}
+
+/**
+ * How the run ended, for scripts (documented in `agentforge --help`): a model failure is 1, a run whose every
+ * tool call was denied 3 (its answer is printed, but it did not do what was asked), `--max-steps` 4.
+ */
+export function runExitCode(result: RunResult, maxSteps: number): number {
+  if (result.stopReason === 'max_steps') {
+    process.stderr.write(`agentforge: the run hit --max-steps ${maxSteps} before the model answered\n`);
+    return EXIT.maxSteps;
+  }
+  if (result.stopReason !== 'answer') {
+    const why = result.error ? `: ${result.error.message.replace(/^agentforge:\s*/, '')}` : '';
+    process.stderr.write(`agentforge: the run ended without an answer (${result.stopReason})${why}\n`);
+    return EXIT.failure;
+  }
+  const calls = result.toolCalls;
+  if (calls.length > 0 && calls.every((call) => call.status === 'denied')) {
+    process.stderr.write(
+      `agentforge: every tool call was denied (${calls.length}); --approve or the server's "approval" key allows them\n`,
+    );
+    return EXIT.allDenied;
+  }
+  return EXIT.ok;
 }
 
 export function positiveInt(value: string, flag: string): number {

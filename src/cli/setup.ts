@@ -1,36 +1,123 @@
 /** Shared wiring of the CLI commands: config -> host, flags -> model and approval. */
 import { DEMO_MODEL_ID, DemoModel } from '../agent/demo-model.js';
+import { parseApprovalPolicy } from '../agent/approval.js';
+import { GlobSet } from '../agent/glob.js';
+import type { HostConfig } from '../agent/config.js';
 import { type HostOptions, McpHost } from '../agent/host.js';
-import { loadConfig } from '../agent/config.js';
 import type { ChatModel } from '../agent/model.js';
 import { createModel } from '../providers/index.js';
 import type { Logger } from '../util/logger.js';
+import { loadHostConfig } from './discover.js';
+import { CliFailure, UsageError, oneLine } from './errors.js';
+import { didYouMean } from './suggest.js';
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError } from './errors.js';
 
 /** How long `run` and `chat` wait for servers at startup before going on with those that are ready. */
 export const AGENT_STARTUP_MS = 10_000;
 
-export async function openHost(configPath: string | undefined, options: Omit<HostOptions, 'connector'> = {}) {
-  if (!configPath) throw new UsageError('--config <mcp.json> is required');
-  const config = await loadConfig(configPath);
-  const host = await McpHost.start(config, {
-    connectTimeoutMs: 30_000,
+/** How long `tools`, `resources` and `prompts` wait for a server to connect (`--timeout` overrides it). */
+export const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * Loads the config (`--config`, else discovered; or one already loaded, so its `${input:...}` questions come
+ * before anything else reads the terminal) and connects its servers.
+ */
+export async function openHost(
+  source: string | undefined | HostConfig,
+  options: Omit<HostOptions, 'connector'> = {},
+) {
+  const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
+  return McpHost.start(config, {
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },
     ...options,
   });
-  // One broken server does not stop the run, but the person should know why its tools are missing.
-  for (const server of host.servers()) {
-    if (server.state === 'failed' || server.state === 'connecting') {
-      const why =
-        server.state === 'failed' ? `failed (${server.error ?? 'unknown error'})` : 'is still connecting';
-      process.stderr.write(`agentforge: server "${server.name}" ${why}; its tools are not available\n`);
+}
+
+export interface Unusable {
+  readonly name: string;
+  /** `failed to connect (server process ... exited with code 5; stderr: boom)` */
+  readonly reason: string;
+}
+
+/** Enabled servers that are not ready: crashed, refused, or still connecting when the wait ended. */
+export function unusableServers(host: McpHost): Unusable[] {
+  return host.servers().flatMap((server) => {
+    if (server.state === 'ready' || server.state === 'disabled') return [];
+    const reason =
+      server.state === 'connecting'
+        ? 'did not connect in time (it hangs at connect)'
+        : `failed to connect (${oneLine(withoutCommand(server.error ?? 'unknown error'))})`;
+    return [{ name: server.name, reason }];
+  });
+}
+
+/** "server process /usr/bin/node exited with code 9": the server's name already says which process. */
+function withoutCommand(error: string): string {
+  return error.replace(/^server process .+? (exited with code|was killed by) /, '$1 ');
+}
+
+/**
+ * `run` and `chat` go on with the servers that are usable, after one warning line per server that is not;
+ * with none usable at all there is nothing to run on.
+ */
+export function requireSomeServer(host: McpHost): void {
+  const unusable = unusableServers(host);
+  for (const server of unusable)
+    process.stderr.write(
+      `agentforge: warning: server "${server.name}" ${server.reason}; its tools are not available\n`,
+    );
+  const enabled = host.servers().filter((s) => s.state !== 'disabled');
+  if (enabled.length > 0 && unusable.length === enabled.length)
+    throw new CliFailure(
+      `no server is usable (${unusable.map((s) => `"${s.name}"`).join(', ')} did not connect)`,
+    );
+}
+
+/** `--timeout <seconds>` as milliseconds. */
+export function connectTimeout(raw: string | undefined): number {
+  if (raw === undefined) return CONNECT_TIMEOUT_MS;
+  const seconds = Number(raw);
+  if (!(seconds > 0) || seconds > 3600)
+    throw new UsageError('--timeout must be a number of seconds, 0 < s <= 3600');
+  return Math.round(seconds * 1000);
+}
+
+/**
+ * `--approve` globs and `--group` names that match nothing are almost always typos: a warning names them
+ * (with the nearest real name), as the run itself would silently ask or see no tools.
+ */
+export function warnUnmatched(
+  host: McpHost,
+  approve: string | undefined,
+  groups: readonly string[] = [],
+): void {
+  const names = host.registry.entries().map((t) => t.llmName);
+  const policy = parseApprovalPolicy(approve);
+  if (typeof policy === 'object') {
+    for (const glob of policy.tools) {
+      if (new GlobSet([glob]).empty || names.some((name) => new GlobSet([glob]).matches(name))) continue;
+      process.stderr.write(
+        `agentforge: warning: --approve "${glob}" matches no tool${didYouMean(glob, names)}\n`,
+      );
     }
   }
-  return host;
+  const known = new Set(host.config.servers.flatMap((s) => s.groups));
+  for (const group of groups) {
+    if (known.has(group)) continue;
+    const has = known.size > 0 ? ` (groups: ${[...known].join(', ')})` : ' (no server has a group)';
+    process.stderr.write(
+      `agentforge: warning: --group "${group}" matches no server${didYouMean(group, known)}${has}\n`,
+    );
+  }
 }
+
+/** `run` and `chat` without a model: how to get one, and the model that needs nothing. */
+export const NO_MODEL_MESSAGE =
+  'no model: pass --model <provider>:<model> or set AGENTFORGE_MODEL (e.g. openai:gpt-4o with ' +
+  'OPENAI_API_KEY, anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY, ollama:llama3.1 for a local Ollama); ' +
+  'to try it offline with no key, use --model demo:offline-rules';
 
 export interface ChosenModel {
   readonly model: ChatModel;

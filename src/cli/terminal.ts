@@ -7,70 +7,73 @@ import type { ApprovalAnswer, ApprovalRequest } from '../agent/approval.js';
 import type { CreateMessageRequestParams, ElicitRequestParams, ElicitResult } from '../mcp/types.js';
 
 export class Terminal {
-  private readonly rl: Interface;
-  private closed = false;
+  readonly #rl: Interface;
+  #closed = false;
   /** Lines typed (or piped) before anyone asked; piped input arrives all at once and must not be lost. */
-  private readonly lines: string[] = [];
-  private readonly waiting: Array<(line: string | undefined) => void> = [];
-  private dialogues: Promise<void> = Promise.resolve();
+  readonly #lines: string[] = [];
+  readonly #waiting: Array<(line: string | undefined) => void> = [];
+  #dialogues: Promise<void> = Promise.resolve();
 
   constructor(
     readonly input: NodeJS.ReadableStream = process.stdin,
     readonly output: NodeJS.WritableStream = process.stderr,
   ) {
-    this.rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
-    this.rl.on('line', (line) => {
-      const next = this.waiting.shift();
+    this.#rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
+    this.#rl.on('line', (line) => {
+      const next = this.#waiting.shift();
       if (next) next(line);
-      else this.lines.push(line);
+      else this.#lines.push(line);
     });
-    this.rl.on('close', () => {
-      this.closed = true;
-      for (const resolve of this.waiting.splice(0)) resolve(undefined);
+    // On a terminal in raw mode Ctrl-C is a keypress, not a signal: readline reports it here, and without a
+    // listener it would only pause input. Raise the real SIGINT, so one handler decides for every case.
+    this.#rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+    this.#rl.on('close', () => {
+      this.#closed = true;
+      for (const resolve of this.#waiting.splice(0)) resolve(undefined);
     });
   }
 
   /** Asks and waits for a line; undefined when input has ended (Ctrl-D) or the signal aborted. */
   question(prompt: string, signal?: AbortSignal): Promise<string | undefined> {
     this.output.write(prompt);
-    const queued = this.lines.shift();
+    const queued = this.#lines.shift();
     if (queued !== undefined) return Promise.resolve(queued);
-    if (this.closed || signal?.aborted) return Promise.resolve(undefined);
+    if (this.#closed || signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const done = (line: string | undefined) => {
-        const at = this.waiting.indexOf(done);
-        if (at >= 0) this.waiting.splice(at, 1);
+        const at = this.#waiting.indexOf(done);
+        if (at >= 0) this.#waiting.splice(at, 1);
         signal?.removeEventListener('abort', onAbort);
         resolve(line);
       };
       const onAbort = () => done(undefined);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(done);
+      this.#waiting.push(done);
     });
   }
 
   /** The approval prompt (see `askApproval`), one dialogue at a time. */
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    return this.exclusive(() => this.askApproval(request, signal));
+    return this.#exclusive(() => this.#askApproval(request, signal));
   }
 
   /** An elicitation form (see `askForm`), one dialogue at a time. */
   elicit(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
-    return this.exclusive(() => this.askForm(server, params, signal));
+    return this.#exclusive(() => this.#askForm(server, params, signal));
   }
 
   /** client/sampling: a server wants to use the agent's model; the person decides. */
   approveSampling(server: string, params: CreateMessageRequestParams, signal: AbortSignal): Promise<boolean> {
-    return this.exclusive(() => this.askSampling(server, params, signal));
+    return this.#exclusive(() => this.#askSampling(server, params, signal));
   }
 
   /**
    * Runs one dialogue at a time: parallel tool calls may ask together, and each question must be printed
    * and answered whole before the next one starts.
    */
-  private exclusive<T>(dialogue: () => Promise<T>): Promise<T> {
-    const turn = this.dialogues.then(dialogue);
-    this.dialogues = turn.then(
+  #exclusive<T>(dialogue: () => Promise<T>): Promise<T> {
+    const turn = this.#dialogues.then(dialogue);
+    this.#dialogues = turn.then(
       () => undefined,
       () => undefined,
     );
@@ -82,11 +85,11 @@ export class Terminal {
   }
 
   close(): void {
-    this.rl.close();
+    this.#rl.close();
   }
 
   /** The tool, its server, the arguments, hints, and a diff when the tool changed. */
-  private async askApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  async #askApproval(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const { tool } = request;
     const lines = [
       '',
@@ -113,7 +116,7 @@ export class Terminal {
     }
   }
 
-  private async askSampling(
+  async #askSampling(
     server: string,
     params: CreateMessageRequestParams,
     signal: AbortSignal,
@@ -129,11 +132,7 @@ export class Terminal {
   }
 
   /** An elicitation form, one question per field of the requested schema (flat, as the spec limits it). */
-  private async askForm(
-    server: string,
-    params: ElicitRequestParams,
-    signal: AbortSignal,
-  ): Promise<ElicitResult> {
+  async #askForm(server: string, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
     this.write(`\n? Server "${server}" asks: ${params.message}\n`);
     if (params.mode === 'url') {
       this.write(`  open: ${params.url ?? '(no url)'}\n`);

@@ -1,50 +1,79 @@
 /** `agentforge tools list|call`: inspect and call tools without a model. */
 import { parseArgs } from 'node:util';
+import type { McpHost } from '../agent/host.js';
 import { partsToText, toResultParts } from '../agent/results.js';
+import { CliFailure, EXIT, UsageError, serverFailure } from './errors.js';
+import { INSPECT_OPTIONS, openForInspection, parseJsonObject, printJson, reportUnusable } from './inspect.js';
 import { describeServers } from './render.js';
-import { UsageError, openHost, stderrLogger } from './setup.js';
+import { unusableServers } from './setup.js';
+import { didYouMean } from './suggest.js';
 
-const OPTIONS = {
-  config: { type: 'string', short: 'c' },
+export const TOOLS_OPTIONS = {
+  ...INSPECT_OPTIONS,
   args: { type: 'string', short: 'a' },
-  json: { type: 'boolean', default: false },
-  verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-export async function toolsCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
-  const [action, llmName] = positionals;
+export async function toolsCommand(argv: string[], signal: AbortSignal): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: TOOLS_OPTIONS, allowPositionals: true });
+  const [action, llmName, ...extra] = positionals;
   if (action !== 'list' && action !== 'call')
-    throw new UsageError('usage: agentforge tools list|call --config <mcp.json>');
+    throw new UsageError('usage: agentforge tools list|call [--config <mcp.json>]');
   if (action === 'call' && !llmName)
-    throw new UsageError('usage: agentforge tools call --config <mcp.json> <llmName> [--args <json>]');
-  const args = action === 'call' ? parseToolArgs(values.args) : {};
-  const host = await openHost(values.config, { logger: stderrLogger(values.verbose) });
+    throw new UsageError("usage: agentforge tools call <llmName> [--args '<json>']");
+  if (extra.length > 0 || (action === 'list' && llmName))
+    throw new UsageError(`unexpected argument "${extra[0] ?? llmName}"`);
+  const args = action === 'call' ? parseJsonObject(values.args) : {};
+  const host = await openForInspection(values, signal);
   try {
     if (action === 'list') return list(host, values.json);
-    const tool = host.registry.get(llmName!);
-    if (!tool) {
-      process.stderr.write(
-        `no tool named ${llmName}; try: agentforge tools list --config ${values.config}\n`,
-      );
-      return 1;
-    }
-    const result = await host.callTool(tool, args);
-    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else
-      process.stdout.write(
-        `${partsToText(toResultParts(result, { maxTextChars: Number.MAX_SAFE_INTEGER }))}\n`,
-      );
-    return result.isError ? 1 : 0;
+    return await call(host, llmName!, args, values.json, signal);
   } finally {
     await host.close();
   }
 }
 
-function list(host: Awaited<ReturnType<typeof openHost>>, json: boolean): number {
+async function call(
+  host: McpHost,
+  llmName: string,
+  args: Record<string, unknown>,
+  json: boolean,
+  signal: AbortSignal,
+): Promise<number> {
+  const tool = host.registry.get(llmName);
+  if (!tool) throw missingTool(host, llmName);
+  let result: Awaited<ReturnType<McpHost['callTool']>>;
+  try {
+    result = await host.callTool(tool, args, { signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new CliFailure(serverFailure(tool.server, `tools/call ${tool.mcpName}`, error));
+  }
+  if (json) printJson(result);
+  else
+    process.stdout.write(
+      `${partsToText(toResultParts(result, { maxTextChars: Number.MAX_SAFE_INTEGER }))}\n`,
+    );
+  return result.isError ? EXIT.failure : EXIT.ok;
+}
+
+/** The tool's server did not connect, or the name is a typo of a real one. */
+function missingTool(host: McpHost, llmName: string): Error {
+  const down = unusableServers(host).find((s) => llmName.startsWith(`${s.name}__`));
+  if (down)
+    return new CliFailure(`server "${down.name}" ${down.reason}, so its tool ${llmName} is not available`);
+  const names = host.registry.entries().map((t) => t.llmName);
+  const others = unusableServers(host).map((s) => `"${s.name}"`);
+  const note =
+    others.length > 0 ? ` (server${others.length > 1 ? 's' : ''} ${others.join(', ')} did not connect)` : '';
+  return new CliFailure(
+    `no tool named "${llmName}"${didYouMean(llmName, names)}${note}; see agentforge tools list`,
+  );
+}
+
+function list(host: McpHost, json: boolean): number {
   const tools = host.registry.entries();
   if (json) {
-    const out = {
+    printJson({
       servers: host.servers(),
       tools: tools.map((t) => ({
         llmName: t.llmName,
@@ -55,27 +84,21 @@ function list(host: Awaited<ReturnType<typeof openHost>>, json: boolean): number
         inputSchema: t.inputSchema,
         ...(t.annotations ? { annotations: t.annotations } : {}),
       })),
-    };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-    return 0;
+    });
+  } else {
+    const ready = new Set(
+      host
+        .servers()
+        .filter((s) => s.state === 'ready')
+        .map((s) => s.name),
+    );
+    for (const line of describeServers(host)) {
+      if (ready.has(line.slice(0, line.indexOf(':')))) process.stderr.write(`# ${line}\n`);
+    }
+    for (const tool of tools) {
+      const summary = tool.description.split('\n')[0] ?? '';
+      process.stdout.write(`${tool.llmName}\t${tool.server}/${tool.mcpName}\t${summary}\n`);
+    }
   }
-  for (const line of describeServers(host)) process.stderr.write(`# ${line}\n`);
-  for (const tool of tools) {
-    const summary = tool.description.split('\n')[0] ?? '';
-    process.stdout.write(`${tool.llmName}\t${tool.server}/${tool.mcpName}\t${summary}\n`);
-  }
-  return host.servers().some((s) => s.state === 'failed') ? 1 : 0;
-}
-
-function parseToolArgs(raw: string | undefined): Record<string, unknown> {
-  if (raw === undefined) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UsageError('--args must be a JSON object');
-  return value as Record<string, unknown>;
+  return reportUnusable(host, 'tools');
 }

@@ -3,13 +3,15 @@
  * `ttlMs` after receipt. A cache shared between callers (`shared: true`) stores only `cacheScope: "public"`
  * results; a private one (one client, one authorization context) stores both.
  */
+import { Method } from '../mcp/methods.js';
+
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
+  Method.Discover,
+  Method.ToolsList,
+  Method.PromptsList,
+  Method.ResourcesList,
+  Method.ResourcesTemplatesList,
+  Method.ResourcesRead,
 ]);
 
 interface Entry {

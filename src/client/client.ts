@@ -1,6 +1,6 @@
 import type { Result } from '../jsonrpc/connection.js';
-import { LocalError, RpcError } from '../jsonrpc/errors.js';
-import { McpErrorCode } from '../mcp/errors.js';
+import { LocalError } from '../mcp/local-errors.js';
+import { Method } from '../mcp/methods.js';
 import type { Era } from '../mcp/revisions.js';
 import type {
   CallToolResult,
@@ -19,9 +19,12 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../mcp/types.js';
+import { StdioClientTransport } from '../transports/stdio/client.js';
 import { ResultCache } from './cache.js';
 import { ClientCore } from './core.js';
+import { pageWithSafeIcons, withSafeIcons } from './icons.js';
 import type { ClientEventListener, ClientEventName } from './events.js';
+import { checkListPage } from './result-shapes.js';
 import type { NotificationListener, Subscription } from './subscriptions.js';
 import type { CallOptions, ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
 
@@ -52,7 +55,7 @@ export class McpClient {
   }
 
   get era(): Era {
-    return this.#core.state.era;
+    return this.#core.codec.era;
   }
 
   get protocolVersion(): string {
@@ -60,7 +63,8 @@ export class McpClient {
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.#core.state.serverInfo;
+    const info = this.#core.state.serverInfo;
+    return info === undefined ? undefined : withSafeIcons(info);
   }
 
   get serverCapabilities(): ServerCapabilities {
@@ -76,12 +80,27 @@ export class McpClient {
     return this.#core.link.kind;
   }
 
+  /** The spawned server's process id (stdio; a restart spawns a new one), `undefined` for other transports. */
+  get pid(): number | undefined {
+    const transport = this.#core.link.transport;
+    return transport instanceof StdioClientTransport ? transport.pid : undefined;
+  }
+
   on<K extends ClientEventName>(name: K, listener: ClientEventListener<K>): () => void {
     return this.#core.events.on(name, listener);
   }
 
   off<K extends ClientEventName>(name: K, listener: ClientEventListener<K>): void {
     this.#core.events.off(name, listener);
+  }
+
+  /**
+   * Settles once list changes flow for every list someone listens to (`toolsListChanged` etc.): at once where
+   * the server pushes them (handshake era), after the acknowledgement of the client's subscriptions/listen
+   * stream in the stateless era. Never rejects: without the stream the lists refresh on reconnection.
+   */
+  listChangesReady(): Promise<void> {
+    return this.#core.listChanges.ready();
   }
 
   /** A cacheable read: served from the cache while fresh (2026-07-28 server/utilities/caching). */
@@ -104,9 +123,8 @@ export class McpClient {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.#page(method, cursor, options);
-      const list = result[field];
-      if (Array.isArray(list)) items.push(...(list as T[]));
+      const result = await this.#page(method, field, cursor, options);
+      items.push(...(result[field] as T[]));
       const next = result.nextCursor;
       if (typeof next !== 'string' || next === '') return items;
       if (seen.has(next))
@@ -117,51 +135,52 @@ export class McpClient {
     throw new LocalError('protocol_error', `${method} returned more than ${MAX_PAGES} pages`);
   }
 
-  async #page(method: string, cursor: string | undefined, options: RequestOptionsLite): Promise<Result> {
+  /** One page of a list, checked by shape: `field` is an array, `nextCursor` a string if present. */
+  async #page(
+    method: string,
+    field: string,
+    cursor: string | undefined,
+    options: RequestOptionsLite,
+  ): Promise<Result> {
     const result = await this.#cached(method, cursor === undefined ? undefined : { cursor }, options);
-    if (method !== 'tools/list' || !this.#mirrorsToolHeaders()) return result;
-    // 2026-07-28 streamable-http: tools with invalid x-mcp-header declarations are excluded, with a warning.
-    const tools = Array.isArray(result.tools) ? (result.tools as Tool[]) : [];
-    return { ...result, tools: this.#core.toolHeaders.filter(tools, this.#core.logger) };
-  }
-
-  #mirrorsToolHeaders(): boolean {
-    return this.#core.state.era === 'stateless' && this.#core.link.kind === 'streamable-http';
+    // Icons are untrusted: only safe ones reach the application (see icons.ts).
+    return pageWithSafeIcons(checkListPage(result, field, this.#core.serverName, method), field);
   }
 
   listTools(options: RequestOptionsLite = {}): Promise<Tool[]> {
-    return this.#allPages<Tool>('tools/list', 'tools', options);
+    return this.#allPages<Tool>(Method.ToolsList, 'tools', options);
   }
 
   async listToolsPage(cursor?: string, options: RequestOptionsLite = {}): Promise<ListToolsResult> {
-    return (await this.#page('tools/list', cursor, options)) as ListToolsResult;
+    return (await this.#page(Method.ToolsList, 'tools', cursor, options)) as ListToolsResult;
   }
 
   listResources(options: RequestOptionsLite = {}): Promise<Resource[]> {
-    return this.#allPages<Resource>('resources/list', 'resources', options);
+    return this.#allPages<Resource>(Method.ResourcesList, 'resources', options);
   }
 
   async listResourcesPage(cursor?: string, options: RequestOptionsLite = {}): Promise<ListResourcesResult> {
-    return (await this.#page('resources/list', cursor, options)) as ListResourcesResult;
+    return (await this.#page(Method.ResourcesList, 'resources', cursor, options)) as ListResourcesResult;
   }
 
   listResourceTemplates(options: RequestOptionsLite = {}): Promise<ResourceTemplate[]> {
-    return this.#allPages<ResourceTemplate>('resources/templates/list', 'resourceTemplates', options);
+    return this.#allPages<ResourceTemplate>(Method.ResourcesTemplatesList, 'resourceTemplates', options);
   }
 
   async listResourceTemplatesPage(
     cursor?: string,
     options: RequestOptionsLite = {},
   ): Promise<ListResourceTemplatesResult> {
-    return (await this.#page('resources/templates/list', cursor, options)) as ListResourceTemplatesResult;
+    const page = await this.#page(Method.ResourcesTemplatesList, 'resourceTemplates', cursor, options);
+    return page as ListResourceTemplatesResult;
   }
 
   listPrompts(options: RequestOptionsLite = {}): Promise<Prompt[]> {
-    return this.#allPages<Prompt>('prompts/list', 'prompts', options);
+    return this.#allPages<Prompt>(Method.PromptsList, 'prompts', options);
   }
 
   async listPromptsPage(cursor?: string, options: RequestOptionsLite = {}): Promise<ListPromptsResult> {
-    return (await this.#page('prompts/list', cursor, options)) as ListPromptsResult;
+    return (await this.#page(Method.PromptsList, 'prompts', cursor, options)) as ListPromptsResult;
   }
 
   /**
@@ -169,62 +188,15 @@ export class McpClient {
    * retried after a connection failure unless `options.retry` is set (a call may have side effects).
    */
   callTool(params: CallToolParams, options: CallOptions = {}): Promise<CallToolResult> {
-    try {
-      const body: Record<string, unknown> = { name: params.name };
-      if (params.arguments !== undefined) body.arguments = params.arguments;
-      if (
-        this.#mirrorsToolHeaders() &&
-        !this.#core.toolHeaders.has(params.name) &&
-        !this.#core.toolHeaders.known
-      ) {
-        return this.#learnHeadersThenCall(body, options);
-      }
-      // The common path: one promise chain, no async frame held per call in flight. Only a link that mirrors
-      // tool headers can see HeaderMismatch, so only it pays for the handler.
-      const sent = this.#core.request('tools/call', body, options) as Promise<CallToolResult>;
-      if (!this.#mirrorsToolHeaders()) return sent;
-      return sent.catch((error: unknown) => this.#retryOnHeaderMismatch(error, body, options));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /**
-   * The Mcp-Param-* headers come from the tool's inputSchema: learn it before the first call, within the
-   * call's own time and cancellation.
-   */
-  async #learnHeadersThenCall(body: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    const listOptions: RequestOptionsLite = {};
-    if (options.signal) listOptions.signal = options.signal;
-    if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
-    await this.listTools(listOptions).catch(() => undefined);
-    try {
-      return (await this.#core.request('tools/call', body, options)) as CallToolResult;
-    } catch (error) {
-      return this.#retryOnHeaderMismatch(error, body, options);
-    }
-  }
-
-  async #retryOnHeaderMismatch(
-    error: unknown,
-    body: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
-    if (
-      !(error instanceof RpcError) ||
-      error.code !== McpErrorCode.HeaderMismatch ||
-      !this.#mirrorsToolHeaders()
-    ) {
-      throw error;
-    }
-    // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
-    this.#core.cache?.invalidate(this.#core.key, 'tools/list');
-    await this.listTools();
-    return (await this.#core.request('tools/call', body, options)) as CallToolResult;
+    const body: Record<string, unknown> = { name: params.name };
+    if (params.arguments !== undefined) body.arguments = params.arguments;
+    // The common path: one promise chain, no async frame held per call in flight. The result's shape is
+    // checked in the pipeline (src/client/request-options.ts, ResultChecks).
+    return this.#core.request(Method.ToolsCall, body, options) as Promise<CallToolResult>;
   }
 
   async readResource(params: { uri: string }, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return (await this.#cached('resources/read', { uri: params.uri }, options)) as ReadResourceResult;
+    return (await this.#cached(Method.ResourcesRead, { uri: params.uri }, options)) as ReadResourceResult;
   }
 
   async getPrompt(
@@ -233,17 +205,17 @@ export class McpClient {
   ): Promise<GetPromptResult> {
     const body: Record<string, unknown> = { name: params.name };
     if (params.arguments !== undefined) body.arguments = params.arguments;
-    return (await this.#core.request('prompts/get', body, options, true)) as GetPromptResult;
+    return (await this.#core.request(Method.PromptsGet, body, options, true)) as GetPromptResult;
   }
 
   async complete(params: Record<string, unknown>, options: CallOptions = {}): Promise<CompleteResult> {
-    return (await this.#core.request('completion/complete', params, options, true)) as CompleteResult;
+    const result = await this.#core.request(Method.CompletionComplete, params, options, true);
+    return result as CompleteResult;
   }
 
   /** Liveness: `ping` in the handshake era, an uncached server/discover in the stateless era. */
   async ping(options: RequestOptionsLite = {}): Promise<void> {
-    const method = this.#core.state.era === 'stateless' ? 'server/discover' : 'ping';
-    await this.#core.request(method, undefined, options, true);
+    await this.#core.request(this.#core.codec.pingMethod, undefined, options, true);
   }
 
   /** Sends any request through the era's codec (for methods this class has no helper for). */

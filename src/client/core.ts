@@ -1,67 +1,130 @@
 /**
- * The client's engine: builds the link for a target, negotiates the era, runs every request through the era's
- * codec, and owns failure behaviour (unwrapped errors, session re-initialization, restart with re-subscribe,
- * one retry of idempotent reads).
+ * The client's engine: a link (transport + connection) to the server, the era codec chosen at negotiation, and
+ * one composed request pipeline (src/client/pipeline.ts) every request goes through. Connecting, restarting a
+ * dead server and renewing an expired session live here; what differs between eras lives in the codec.
  */
+import { oauthMiddleware } from '../auth/client/middleware.js';
 import type { Result } from '../jsonrpc/connection.js';
-import { LocalError } from '../jsonrpc/errors.js';
-import { INPUT_REQUIRED_METHODS } from '../mcp/methods.js';
-import { LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION } from '../mcp/revisions.js';
-import type { Implementation, LoggingMessageParams } from '../mcp/types.js';
-import { HttpStatusError } from '../transports/http/client/errors.js';
+import type { RequestId } from '../jsonrpc/messages.js';
+import { LocalError } from '../mcp/local-errors.js';
+import { LATEST_PROTOCOL_VERSION } from '../mcp/revisions.js';
+import type { Implementation } from '../mcp/types.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { delay } from '../util/abort.js';
+import { type Next, compose } from '../util/compose.js';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { ResultCache } from './cache.js';
-import { type ServerState, initialize, negotiate } from './era.js';
+import type { ClientEraCodec, WireRequestOptions } from './codec.js';
+import { type NegotiateOptions, type ServerState, initialize } from './era.js';
 import { ClientEventEmitter } from './events.js';
-import { httpStatusOf, isLinkFailure, unwrapError } from './failures.js';
-import { answerInputRequest, capabilitiesFromHandlers } from './input.js';
-import { type Link, createLink, createTransport, isStdioTarget, targetKey } from './link.js';
-import { RequestDefaults, completeOnly } from './request-options.js';
+import { rethrowUnwrapped, unwrapError } from './failures.js';
+import { HandshakeCodec } from './handshake.js';
+import { capabilitiesFromHandlers } from './input.js';
+import { inputLoop } from './input-loop.js';
+import { type Link, isStdioTarget, targetKey } from './link.js';
+import { LIST_CHANGE_EVENTS, ListChangeWatcher } from './list-changes.js';
+import { type NotificationHost, wireLink } from './notifications.js';
+import {
+  type ClientRequestContext,
+  type PipelineHost,
+  retryAfterLinkFailure,
+  sessionRenewal,
+} from './pipeline.js';
+import { RequestDefaults, ResultChecks } from './request-options.js';
+import { type EraCache, defaultEraCache } from './server-caches.js';
+import { connectLink } from './establish.js';
 import { StatelessCodec } from './stateless.js';
 import { SubscriptionManager } from './subscriptions.js';
-import { ToolHeaderRegistry } from './tool-headers.js';
 import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: '0.1.0' };
-/** Which HTTP transport answered an endpoint last time ('sse' skips the Streamable HTTP attempt). */
-const httpKindCache = new Map<string, 'streamable-http' | 'sse'>();
+const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: PACKAGE_VERSION };
+const SENT: Result = Object.freeze({}) as Result;
 
-export class ClientCore {
-  readonly events = new ClientEventEmitter();
-  readonly toolHeaders = new ToolHeaderRegistry();
+export class ClientCore implements PipelineHost {
+  readonly events = new ClientEventEmitter((name) => {
+    if (LIST_CHANGE_EVENTS.has(name)) this.listChanges.update();
+  });
   readonly cache: ResultCache | undefined;
   readonly subscriptions: SubscriptionManager;
+  readonly listChanges: ListChangeWatcher;
   readonly options: ClientOptions;
   readonly logger: Logger;
   readonly key: string;
-  readonly #target: ConnectTarget;
+  readonly target: ConnectTarget;
   readonly #clientInfo: Implementation;
+  readonly #eraCache: EraCache;
   #link: Link | undefined;
   #state: ServerState | undefined;
-  #codec: StatelessCodec;
+  #codec: ClientEraCodec | undefined;
   #restarting: Promise<void> | undefined;
   #renewing: Promise<void> | undefined;
   #dead: Error | undefined;
   #closed = false;
   readonly #defaults: RequestDefaults;
+  readonly #request: Next<ClientRequestContext, Result>;
+  readonly #connectRequest: Next<ClientRequestContext, Result>;
+  readonly #notificationHost: NotificationHost;
 
   constructor(target: ConnectTarget, options: ClientOptions) {
-    this.#target = target;
+    this.target = target;
     this.options = options;
     this.logger = options.logger ?? silentLogger;
     this.key = targetKey(target);
     this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    this.#eraCache = options.eraCache ?? defaultEraCache;
     this.cache = options.cache === false ? undefined : (options.cache ?? new ResultCache());
-    this.#codec = this.#newCodec();
     this.#defaults = new RequestDefaults(options);
     this.subscriptions = new SubscriptionManager({
       link: () => this.link,
-      codec: () => this.#codec,
+      codec: () => this.codec,
       state: () => this.state,
       ackTimeoutMs: options.initializeTimeoutMs ?? 30_000,
+      send: (method, params, requestOptions, sent) =>
+        this.#connectRequest({
+          kind: 'request',
+          method,
+          params,
+          options: requestOptions,
+          link: this.link,
+          codec: this.codec,
+          idempotent: false,
+          connecting: false,
+          sent,
+        } as DirectRequestContext),
     });
+    this.listChanges = new ListChangeWatcher({
+      events: this.events,
+      subscriptions: this.subscriptions,
+      logger: this.logger,
+      ready: () => this.ready().then(() => this.state),
+    });
+    this.#notificationHost = {
+      key: this.key,
+      cache: this.cache,
+      events: this.events,
+      subscriptions: this.subscriptions,
+      handlers: options.handlers,
+    };
+    // OAuth (agentforge/auth) is one more layer, inside the user's: a 401 or 403 insufficient_scope is
+    // authorized and the request sent again, during connect as well as after.
+    const user = [...(options.middleware ?? []), ...(options.oauth ? [oauthMiddleware(options.oauth)] : [])];
+    const send = (context: ClientRequestContext) =>
+      context.codec.send(
+        context.link.connection,
+        context.method,
+        context.params,
+        this.#defaults.for(context.options),
+      );
+    const checks = new ResultChecks(() => this.serverName);
+    const layers = [
+      inputLoop(this.#defaults, checks),
+      ...user,
+      sessionRenewal(this),
+      retryAfterLinkFailure(this),
+    ];
+    this.#request = compose(layers, send, { repeatableNext: true });
+    this.#connectRequest = compose(user, sendDirect, { repeatableNext: true });
   }
 
   get link(): Link {
@@ -74,158 +137,79 @@ export class ClientCore {
     return this.#state;
   }
 
-  #newCodec(): StatelessCodec {
+  get codec(): ClientEraCodec {
+    if (!this.#codec) throw new LocalError('not_connected', 'client is not connected');
+    return this.#codec;
+  }
+
+  /** How errors name the server: its declared name once known, else its command line or endpoint. */
+  get serverName(): string {
+    const name = this.#state?.serverInfo?.name;
+    return name === undefined ? this.key : `server ${JSON.stringify(name)} (${this.key})`;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The options negotiation needs; its requests run through the user's middleware (`connecting: true`). */
+  #negotiateOptions(): NegotiateOptions {
+    const { options } = this;
+    return {
+      pinnedVersion: options.protocolVersion,
+      probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
+      initializeTimeoutMs: options.initializeTimeoutMs ?? 30_000,
+      clientInfo: this.#clientInfo,
+      handshakeCapabilities: (version) =>
+        options.capabilities ?? capabilitiesFromHandlers(options.handlers, version),
+      logger: this.logger,
+      eraCache: this.#eraCache,
+      send: (link, codec, kind, method, params, timeoutMs) =>
+        this.#connectRequest({
+          kind,
+          method,
+          params,
+          options: timeoutMs === undefined ? {} : { timeoutMs },
+          link,
+          codec,
+          idempotent: false,
+          connecting: true,
+        }),
+      handshakeCodec: (version) => new HandshakeCodec(version, options.logLevel, this.logger),
+    };
+  }
+
+  #probeCodec(): StatelessCodec {
     const capabilities =
       this.options.capabilities ?? capabilitiesFromHandlers(this.options.handlers, LATEST_PROTOCOL_VERSION);
     return new StatelessCodec(LATEST_PROTOCOL_VERSION, this.#clientInfo, capabilities, this.options.logLevel);
   }
 
-  /** Connects (or reconnects after a restart): transport, era, and the handshake-era log level. */
+  /** Connects (or reconnects after a restart): transport, era, and what the era does right after. */
   async establish(): Promise<void> {
-    const target = this.#target;
-    const http = typeof target === 'string' || target instanceof URL;
-    const preferred = this.options.transport ?? 'auto';
-    let kind: 'streamable-http' | 'sse' | undefined = http
-      ? preferred === 'auto'
-        ? httpKindCache.get(this.key)
-        : preferred
-      : undefined;
-    kind ??= http ? 'streamable-http' : undefined;
-    try {
-      await this.#establishWith(kind);
-    } catch (error) {
-      const status = httpStatusOf(error)?.status;
-      const fallback =
-        http &&
-        kind === 'streamable-http' &&
-        preferred === 'auto' &&
-        (status === 400 || status === 404 || status === 405);
-      // What this endpoint spoke last time is no longer known: the next connect detects again.
-      httpKindCache.delete(this.key);
-      if (!fallback) throw unwrapError(error);
-      // 2026-07-28 streamable-http: Backward Compatibility, HTTP+SSE (2024-11-05).
-      this.logger.debug(`Streamable HTTP POST failed with ${status}; trying the HTTP+SSE transport`);
-      await this.#establishWith('sse').catch((sseError: unknown) => {
-        // Not an HTTP+SSE server either: the Streamable HTTP failure is the one that explains it.
-        this.logger.debug('HTTP+SSE fallback failed', sseError);
-        throw unwrapError(error);
-      });
-    }
-    if (http && kind) httpKindCache.set(this.key, this.#link?.kind === 'sse' ? 'sse' : 'streamable-http');
-    const state = this.state;
-    if (state.era === 'handshake' && this.options.logLevel && state.capabilities.logging) {
-      await this.link.connection
-        .request('logging/setLevel', { level: this.options.logLevel })
-        .catch((error: unknown) => {
-          this.logger.warn('logging/setLevel failed', error);
-        });
-    }
-  }
-
-  async #establishWith(kind: 'streamable-http' | 'sse' | undefined): Promise<void> {
-    const created = createTransport(this.#target, kind, this.options, this.logger, this.toolHeaders);
-    const link = createLink(created.transport, created.kind, this.key, this.options);
-    this.#wire(link);
-    const signal = this.options.signal;
-    const onAbort = () => void link.connection.close().catch(() => {});
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (signal?.aborted) throw signal.reason;
-      await link.connection.start();
-      this.#codec = this.#newCodec();
-      const handshakeCapabilities = (version: string) =>
-        this.options.capabilities ?? capabilitiesFromHandlers(this.options.handlers, version);
-      const negotiateOptions = {
-        pinnedVersion: this.options.protocolVersion,
-        probeTimeoutMs: this.options.probeTimeoutMs ?? 5_000,
-        initializeTimeoutMs: this.options.initializeTimeoutMs ?? 30_000,
-        clientInfo: this.#clientInfo,
-        handshakeCapabilities,
-        logger: this.logger,
-      };
-      const state =
-        created.kind === 'sse'
-          ? await initialize(link, this.options.protocolVersion ?? LATEST_HANDSHAKE_VERSION, negotiateOptions)
-          : await negotiate(link, this.#codec, negotiateOptions);
-      // Only an established link is ours: one that dies while negotiating fails this attempt instead.
-      this.#link = link;
-      this.#state = state;
-      this.#dead = undefined;
-    } catch (error) {
-      await link.connection.close().catch(() => {});
-      throw signal?.aborted ? signal.reason : error;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-    if (link.connection.closed)
-      throw new LocalError('connection_closed', 'the server went away right after connecting');
-  }
-
-  #wire(link: Link): void {
-    const { connection } = link;
-    for (const method of ['elicitation/create', 'sampling/createMessage', 'roots/list']) {
-      connection.setRequestHandler(method, (params, context) =>
-        answerInputRequest(this.options.handlers, method, params, { signal: context.signal }),
-      );
-    }
-    connection.setRequestHandler('ping', () => ({}));
-    const notifications = [
-      'notifications/tools/list_changed',
-      'notifications/prompts/list_changed',
-      'notifications/resources/list_changed',
-      'notifications/resources/updated',
-      'notifications/message',
-      'notifications/subscriptions/acknowledged',
-      'notifications/elicitation/complete',
-    ];
-    for (const method of notifications) {
-      connection.setNotificationHandler(method, (params) => this.#onNotification(method, params));
-    }
-    connection.onClose((error) => this.#onLinkClosed(link, error));
-  }
-
-  #onNotification(method: string, params: Record<string, unknown> | undefined): void {
-    const scope = this.key;
-    switch (method) {
-      case 'notifications/tools/list_changed':
-        this.cache?.invalidate(scope, 'tools/list');
-        this.events.emit('toolsListChanged', undefined);
-        break;
-      case 'notifications/prompts/list_changed':
-        this.cache?.invalidate(scope, 'prompts/list');
-        this.events.emit('promptsListChanged', undefined);
-        break;
-      case 'notifications/resources/list_changed':
-        this.cache?.invalidate(scope, 'resources/list');
-        this.cache?.invalidate(scope, 'resources/templates/list');
-        this.events.emit('resourcesListChanged', undefined);
-        break;
-      case 'notifications/resources/updated': {
-        const uri = params?.uri;
-        if (typeof uri === 'string') {
-          this.cache?.invalidate(scope, 'resources/read', { uri });
-          this.events.emit('resourceUpdated', { uri });
-        }
-        break;
-      }
-      case 'notifications/message':
-        this.events.emit('log', (params ?? {}) as LoggingMessageParams);
-        return;
-      case 'notifications/elicitation/complete':
-        if (typeof params?.elicitationId === 'string')
-          this.events.emit('elicitationComplete', { elicitationId: params.elicitationId });
-        return;
-    }
-    this.subscriptions.route({ method, params });
+    const wire = (link: Link) => {
+      wireLink(link, this.#notificationHost);
+      link.connection.onClose((error) => this.#onLinkClosed(link, error));
+    };
+    const { link, negotiated } = await connectLink(this, this.#negotiateOptions(), this.#probeCodec(), wire);
+    this.#link = link;
+    this.#state = negotiated.state;
+    this.#codec = negotiated.codec;
+    this.#dead = undefined;
+    const send = this.#negotiateOptions().send;
+    await negotiated.codec.afterConnect(negotiated.state, (method, params) =>
+      send(link, negotiated.codec, 'request', method, params, undefined),
+    );
   }
 
   #onLinkClosed(link: Link, error: LocalError): void {
     // A restart in progress checks its own link before it declares success.
     if (link !== this.#link || this.#closed || this.#restarting) return;
     const reason = unwrapError(error) as Error;
+    const target = this.target;
     const restartable =
       this.options.restart !== undefined &&
-      (isStdioTarget(this.#target) || typeof this.#target === 'string' || this.#target instanceof URL);
+      (isStdioTarget(target) || typeof target === 'string' || target instanceof URL);
     if (!restartable) {
       this.#die(reason);
       return;
@@ -274,8 +258,8 @@ export class ClientCore {
   }
 
   /**
-   * One logical request: era codec, MRTR, result-type check, and the failure rules. `idempotent` requests
-   * (list/read/get) are retried once after a link failure; tools/call only when the caller opted in.
+   * One logical request through the pipeline. `idempotent` requests (list/read/get) are retried once after a
+   * link failure; tools/call only when the caller opted in.
    */
   request(
     method: string,
@@ -286,82 +270,29 @@ export class ClientCore {
     const link = this.#link;
     // The common case, a live link: no extra await (each is a promise and a microtask per call).
     if (link === undefined || this.#closed || this.#restarting || this.#dead) {
-      return this.ready().then((ready) => this.#attempt(ready, method, params, options, idempotent));
-    }
-    return this.#attempt(link, method, params, options, idempotent);
-  }
-
-  #attempt(
-    link: Link,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: CallOptions,
-    idempotent: boolean,
-  ): Promise<Result> {
-    let sent: Promise<Result>;
-    try {
-      sent = this.#send(link, method, params, options);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    return sent.catch((caught: unknown) => this.#recover(caught, link, method, params, options, idempotent));
-  }
-
-  async #recover(
-    caught: unknown,
-    link: Link,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: CallOptions,
-    idempotent: boolean,
-  ): Promise<Result> {
-    const error = unwrapError(caught);
-    const retryable = (idempotent || options.retry === true) && !options.signal?.aborted;
-    if (error instanceof HttpStatusError && error.sessionExpired) {
-      await this.#renewSession(link, error.expiredSessionId);
-      if (retryable) return this.#send(await this.ready(), method, params, options);
-      throw new LocalError(
-        'connection_closed',
-        `the server ended the session during ${method}; a new session was started`,
-        { cause: error },
+      return this.ready().then((ready) =>
+        this.#request(this.#context(ready, method, params, options, idempotent)),
       );
     }
-    if (retryable && isLinkFailure(error) && !this.#closed) {
-      const next = await this.ready().catch(() => undefined);
-      if (next && (next !== link || !link.connection.closed))
-        return this.#send(next, method, params, options).catch((e: unknown) => {
-          throw unwrapError(e);
-        });
-    }
-    throw error;
+    return this.#request(this.#context(link, method, params, options, idempotent));
   }
 
-  #send(
+  #context(
     link: Link,
     method: string,
     params: Record<string, unknown> | undefined,
     options: CallOptions,
-  ): Promise<Result> {
-    const requestOptions = this.#defaults.for(options);
-    if (this.state.era === 'stateless') {
-      if (INPUT_REQUIRED_METHODS.has(method)) {
-        const loop = this.#defaults.inputLoop(requestOptions);
-        return this.#codec.requestWithInput(link.connection, method, params ?? {}, requestOptions, loop);
-      }
-      return this.#codec.request(link.connection, method, params, requestOptions).then(completeOnly(method));
-    }
-    const traceparent = requestOptions.traceparent;
-    const withTrace = traceparent
-      ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent } }
-      : params;
-    return link.connection.request(method, withTrace, requestOptions).then(completeOnly(method));
+    idempotent: boolean,
+  ): ClientRequestContext {
+    const codec = this.codec;
+    return { kind: 'request', method, params, options, link, codec, idempotent, connecting: false };
   }
 
   /**
    * 2025-11-25 Session Management: a 404 on our session means a new initialize without the old id. Parallel
    * calls that hit the same expired session share one renewal; a 404 for a session already replaced is done.
    */
-  #renewSession(link: Link, expired: string | undefined): Promise<void> {
+  renewSession(link: Link, expired: string | undefined): Promise<void> {
     if (link !== this.#link) return Promise.resolve();
     if (this.#renewing) return this.#renewing;
     const transport = link.transport instanceof StreamableHttpClientTransport ? link.transport : undefined;
@@ -373,16 +304,14 @@ export class ClientCore {
   }
 
   async #initializeAgain(link: Link, sessionId: string | undefined): Promise<void> {
-    const state = this.state;
-    this.#state = await initialize(link, state.protocolVersion, {
-      pinnedVersion: state.protocolVersion,
+    const version = this.state.protocolVersion;
+    const negotiated = await initialize(link, version, {
+      ...this.#negotiateOptions(),
+      pinnedVersion: version,
       probeTimeoutMs: 0,
-      initializeTimeoutMs: this.options.initializeTimeoutMs ?? 30_000,
-      clientInfo: this.#clientInfo,
-      handshakeCapabilities: (version) =>
-        this.options.capabilities ?? capabilitiesFromHandlers(this.options.handlers, version),
-      logger: this.logger,
     });
+    this.#state = negotiated.state;
+    this.#codec = negotiated.codec;
     this.cache?.clear();
     await this.subscriptions.reopenAll();
     this.events.emit('sessionExpired', sessionId === undefined ? {} : { sessionId });
@@ -396,4 +325,27 @@ export class ClientCore {
     if (link) await link.connection.close();
     this.events.emit('close', {});
   }
+}
+
+/** A request sent outside the pipeline's own layers (connecting, subscriptions); `sent` hears its id. */
+interface DirectRequestContext extends ClientRequestContext {
+  readonly sent?: ((id: RequestId | undefined) => void) | undefined;
+}
+
+/**
+ * Connect-time and subscription requests: the codec's envelope with only the caller's signal and timeout (no
+ * client defaults, no trace); notifications resolve once sent.
+ */
+function sendDirect(context: DirectRequestContext): Promise<Result> {
+  const { connection } = context.link;
+  if (context.kind === 'notification')
+    return connection.notify(context.method, context.params).then(() => SENT, rethrowUnwrapped);
+  const { timeoutMs, signal } = context.options;
+  const options: WireRequestOptions = {};
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (signal !== undefined) options.signal = signal;
+  const answer = context.codec.send(connection, context.method, context.params, options);
+  // Connection.request hands the message to the transport synchronously: the last id sent is this one's.
+  context.sent?.(context.link.lastRequestId());
+  return answer;
 }

@@ -1,15 +1,19 @@
 /**
- * Which era does the server speak? 2026-07-28 basic/versioning: Backward Compatibility. On stdio the client
- * probes with server/discover and falls back to initialize on any non-modern error or a timeout (on the same
- * process); on HTTP the modern request's 400 body decides. The answer is a property of the server: it is cached
- * per stdio command line and per HTTP endpoint, and re-probed when the cached assumption fails.
+ * Negotiation: which era does the server speak, and so which codec does the client use? 2026-07-28
+ * basic/versioning: Backward Compatibility. On stdio the client probes with server/discover and falls back to
+ * initialize on any non-modern error or a timeout (on the same process); on HTTP the modern request's 400 body
+ * decides. The answer is a property of the server: it is kept in the client's `EraCache` per stdio command line
+ * and per HTTP endpoint, and re-probed when the cached assumption fails. Every request made here goes through
+ * the client's middleware (`NegotiateOptions.send`).
  */
-import { LocalError, RpcError } from '../jsonrpc/errors.js';
+import type { Result } from '../jsonrpc/connection.js';
+import { RpcError } from '../jsonrpc/errors.js';
 import { MetaKey } from '../mcp/meta.js';
+import { LocalError } from '../mcp/local-errors.js';
+import { Method, Notification } from '../mcp/methods.js';
 import {
   type Era,
   LATEST_HANDSHAKE_VERSION,
-  LATEST_PROTOCOL_VERSION,
   eraOf,
   handshakeVersions,
   isSupportedVersion,
@@ -19,7 +23,11 @@ import { HttpStatusError } from '../transports/http/client/errors.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
+import type { ClientEraCodec } from './codec.js';
+import type { HandshakeCodec } from './handshake.js';
 import type { Link } from './link.js';
+import { readServerIdentity } from './result-shapes.js';
+import type { EraCache } from './server-caches.js';
 import {
   type StatelessCodec,
   isModernError,
@@ -44,22 +52,27 @@ export interface NegotiateOptions {
   /** Capabilities for the initialize request (the handshake era declares them once). */
   handshakeCapabilities: (version: string) => ClientCapabilities;
   logger: Logger;
+  /** What the client learned about servers' eras (shared by default: `defaultEraCache`). */
+  eraCache: EraCache;
+  /** Sends one connect-time request (or notifications/initialized) through the client's middleware. */
+  send: NegotiationSend;
+  /** The handshake codec for a negotiated version. */
+  handshakeCodec(version: string): HandshakeCodec;
 }
 
-interface CachedEra {
-  era: Era;
-  version: string;
-}
+export type NegotiationSend = (
+  link: Link,
+  codec: ClientEraCodec,
+  kind: 'request' | 'notification',
+  method: string,
+  params: Record<string, unknown> | undefined,
+  timeoutMs: number | undefined,
+) => Promise<Result>;
 
-/** Module-level: every client in this process shares what it learned about a server. */
-const eraCache = new Map<string, CachedEra>();
-
-export function cachedEra(key: string): CachedEra | undefined {
-  return eraCache.get(key);
-}
-
-export function forgetEra(key: string): void {
-  eraCache.delete(key);
+/** The outcome of negotiation: what the server said about itself, and the codec of its era. */
+export interface Negotiated {
+  state: ServerState;
+  codec: ClientEraCodec;
 }
 
 /**
@@ -88,17 +101,18 @@ export async function negotiate(
   link: Link,
   codec: StatelessCodec,
   options: NegotiateOptions,
-): Promise<ServerState> {
+): Promise<Negotiated> {
   const pinned = options.pinnedVersion;
   if (pinned !== undefined) {
     if (!isSupportedVersion(pinned)) throw new TypeError(`unsupported protocol version ${pinned}`);
     if (eraOf(pinned) === 'stateless') {
       codec.version = pinned;
-      return discover(link, codec, options.initializeTimeoutMs);
+      return { state: await discover(link, codec, options.initializeTimeoutMs, options), codec };
     }
     return initialize(link, pinned, options);
   }
   const http = link.kind === 'streamable-http';
+  const { eraCache } = options;
   const cached = eraCache.get(link.key);
   if (cached?.era === 'handshake') {
     try {
@@ -115,7 +129,8 @@ export async function negotiate(
   let state: ServerState | undefined;
   let fallbackVersion: string = LATEST_HANDSHAKE_VERSION;
   try {
-    state = await discover(link, codec, http ? options.initializeTimeoutMs : options.probeTimeoutMs);
+    const timeoutMs = http ? options.initializeTimeoutMs : options.probeTimeoutMs;
+    state = await discover(link, codec, timeoutMs, options);
   } catch (error) {
     // A modern server whose `supported` list names only handshake-era versions: use one of them.
     const listed = newestHandshakeVersion(supportedVersionsOf(error));
@@ -123,15 +138,22 @@ export async function negotiate(
     else if (!isLegacySignal(error, http)) throw error;
     else options.logger.debug(`server/discover probe says legacy: ${(error as Error).message}`);
   }
-  if (state === undefined || state.era === 'handshake')
-    state = await initialize(link, fallbackVersion, options);
-  eraCache.set(link.key, { era: state.era, version: state.protocolVersion });
-  return state;
+  const negotiated =
+    state === undefined || state.era === 'handshake'
+      ? await initialize(link, fallbackVersion, options)
+      : { state, codec };
+  eraCache.set(link.key, { era: negotiated.state.era, version: negotiated.state.protocolVersion });
+  return negotiated;
 }
 
 /** server/discover: its result names versions, capabilities and identity (2026-07-28 server/discover). */
-export async function discover(link: Link, codec: StatelessCodec, timeoutMs: number): Promise<ServerState> {
-  const result = await codec.request(link.connection, 'server/discover', undefined, { timeoutMs });
+export async function discover(
+  link: Link,
+  codec: StatelessCodec,
+  timeoutMs: number,
+  options: NegotiateOptions,
+): Promise<ServerState> {
+  const result = await options.send(link, codec, 'request', Method.Discover, undefined, timeoutMs);
   const supported = result.supportedVersions;
   // A reply without a version list is not a DiscoverResult (a legacy server answering anything with {}).
   if (!Array.isArray(supported)) return legacyMarker();
@@ -145,12 +167,11 @@ export async function discover(link: Link, codec: StatelessCodec, timeoutMs: num
   }
   codec.version = version;
   const meta = result._meta as Record<string, unknown> | undefined;
+  const serverInfo = result.serverInfo ?? meta?.[MetaKey.ServerInfo];
   return {
     era: 'stateless',
     protocolVersion: version,
-    serverInfo: (result.serverInfo ?? meta?.[MetaKey.ServerInfo]) as Implementation | undefined,
-    capabilities: (result.capabilities ?? {}) as ServerCapabilities,
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+    ...readServerIdentity(result, serverInfo, link.key, Method.Discover),
     supportedVersions: supported.filter((v): v is string => typeof v === 'string'),
   };
 }
@@ -174,21 +195,20 @@ export async function initialize(
   link: Link,
   version: string,
   options: NegotiateOptions,
-): Promise<ServerState> {
+): Promise<Negotiated> {
   const http = link.transport instanceof StreamableHttpClientTransport ? link.transport : undefined;
   if (http) {
     http.mode = 'session';
     http.resetSession();
   }
-  const result = await link.connection.request(
-    'initialize',
-    {
-      protocolVersion: version,
-      capabilities: options.handshakeCapabilities(version),
-      clientInfo: options.clientInfo,
-    },
-    { timeoutMs: options.initializeTimeoutMs },
-  );
+  const params = {
+    protocolVersion: version,
+    capabilities: options.handshakeCapabilities(version),
+    clientInfo: options.clientInfo,
+  };
+  const requested = options.handshakeCodec(version);
+  const timeoutMs = options.initializeTimeoutMs;
+  const result = await options.send(link, requested, 'request', Method.Initialize, params, timeoutMs);
   const chosen = result.protocolVersion;
   if (!isSupportedVersion(chosen) || eraOf(chosen) !== 'handshake') {
     throw new LocalError(
@@ -196,21 +216,15 @@ export async function initialize(
       `the server chose protocol version ${String(chosen)}, which this client does not speak`,
     );
   }
+  const identity = readServerIdentity(result, result.serverInfo, link.key, Method.Initialize);
   if (http) http.protocolVersion = chosen;
+  const codec = chosen === version ? requested : options.handshakeCodec(chosen);
   // A POST of the notification that is never answered (HTTP) must not hang the connect.
   await withTimeout(
-    link.connection.notify('notifications/initialized'),
-    options.initializeTimeoutMs,
+    options.send(link, codec, 'notification', Notification.Initialized, undefined, timeoutMs),
+    timeoutMs,
     () => new LocalError('timeout', 'the server did not accept notifications/initialized in time'),
   );
   http?.openEventStream();
-  return {
-    era: 'handshake',
-    protocolVersion: chosen,
-    serverInfo: result.serverInfo as Implementation | undefined,
-    capabilities: (result.capabilities ?? {}) as ServerCapabilities,
-    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
-  };
+  return { state: { era: 'handshake', protocolVersion: chosen, ...identity }, codec };
 }
-
-export const DEFAULT_STATELESS_VERSION = LATEST_PROTOCOL_VERSION;

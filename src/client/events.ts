@@ -24,6 +24,16 @@ export type ClientEventListener<K extends ClientEventName> = (event: ClientEvent
 /** A small typed emitter; a listener that throws does not stop the others. */
 export class ClientEventEmitter {
   readonly #listeners = new Map<ClientEventName, Set<(event: never) => void>>();
+  readonly #onChange: ((name: ClientEventName) => void) | undefined;
+
+  /** `onChange` hears every listener added or removed (the client opens list-change streams on demand). */
+  constructor(onChange?: (name: ClientEventName) => void) {
+    this.#onChange = onChange;
+  }
+
+  listens(name: ClientEventName): boolean {
+    return (this.#listeners.get(name)?.size ?? 0) > 0;
+  }
 
   on<K extends ClientEventName>(name: K, listener: ClientEventListener<K>): () => void {
     let set = this.#listeners.get(name);
@@ -32,11 +42,12 @@ export class ClientEventEmitter {
       this.#listeners.set(name, set);
     }
     set.add(listener as (event: never) => void);
+    this.#onChange?.(name);
     return () => this.off(name, listener);
   }
 
   off<K extends ClientEventName>(name: K, listener: ClientEventListener<K>): void {
-    this.#listeners.get(name)?.delete(listener as (event: never) => void);
+    if (this.#listeners.get(name)?.delete(listener as (event: never) => void)) this.#onChange?.(name);
   }
 
   emit<K extends ClientEventName>(name: K, event: ClientEvents[K]): void {

@@ -26,3 +26,8 @@ export function isLinkFailure(error: unknown): boolean {
     isLocalError(error, 'transport_error')
   );
 }
+
+/** A rejection handler: rethrows the transport's own failure (see `unwrapError`). */
+export function rethrowUnwrapped(error: unknown): never {
+  throw unwrapError(error);
+}

@@ -1,12 +1,24 @@
 export { CACHEABLE_METHODS, ResultCache, type ResultCacheOptions } from './cache.js';
 export { type CallToolParams, McpClient } from './client.js';
-export { type ServerState, cachedEra, forgetEra } from './era.js';
+export type { ClientEraCodec, WireRequestOptions } from './codec.js';
+export type { ServerState } from './era.js';
+export type { Link, LinkKind } from './link.js';
+export type { ClientMiddleware, ClientRequestContext } from './pipeline.js';
+export {
+  type CachedEra,
+  EraCache,
+  type HttpKind,
+  TransportKindCache,
+  defaultEraCache,
+  defaultTransportKindCache,
+} from './server-caches.js';
 export {
   ClientEventEmitter,
   type ClientEventListener,
   type ClientEventName,
   type ClientEvents,
 } from './events.js';
+export { type FetchIconOptions, type IconBytes, checkImage, fetchIcon, safeIcons } from './icons.js';
 export { withElicitationDefaults } from './input.js';
 export { isModernError } from './stateless.js';
 export type { NotificationListener, ServerNotification, Subscription } from './subscriptions.js';

@@ -3,6 +3,7 @@
  * `inputRequests` (2026-07-28 basic/patterns/mrtr) and server-initiated requests on a handshake-era session.
  */
 import { ErrorCode, LocalError, RpcError } from '../jsonrpc/errors.js';
+import { Method } from '../mcp/methods.js';
 import type { ClientCapabilities, ElicitRequestParams, ElicitResult, JSONObject } from '../mcp/types.js';
 import type { ClientHandlers, InputContext } from './types.js';
 
@@ -32,19 +33,19 @@ export async function answerInputRequest(
   context: InputContext,
 ): Promise<Record<string, unknown>> {
   switch (method) {
-    case 'elicitation/create': {
+    case Method.ElicitationCreate: {
       if (!handlers?.elicitation)
         throw new RpcError(ErrorCode.MethodNotFound, 'this client does not support elicitation');
       const request = (params ?? {}) as ElicitRequestParams;
       const result = await handlers.elicitation(request, context);
       return withElicitationDefaults(request, result) as Record<string, unknown>;
     }
-    case 'sampling/createMessage': {
+    case Method.SamplingCreateMessage: {
       if (!handlers?.sampling)
         throw new RpcError(ErrorCode.MethodNotFound, 'this client does not support sampling');
       return (await handlers.sampling(params as never, context)) as Record<string, unknown>;
     }
-    case 'roots/list': {
+    case Method.RootsList: {
       if (!handlers?.roots) throw new RpcError(ErrorCode.MethodNotFound, 'this client does not expose roots');
       return { roots: await handlers.roots(context) };
     }

@@ -6,14 +6,14 @@ import { Connection } from '../jsonrpc/connection.js';
 import type { JSONRPCMessage, RequestId } from '../jsonrpc/messages.js';
 import type { SendOptions, Transport } from '../jsonrpc/transport.js';
 import { mcpHooks } from '../mcp/hooks.js';
+import { Method, Notification } from '../mcp/methods.js';
 import { SseClientTransport } from '../transports/http/client/sse.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
-import type { ToolHeaderRegistry } from './tool-headers.js';
 import type { ClientOptions, ConnectTarget, StdioTarget } from './types.js';
 
-const UNCANCELLABLE = new Set(['initialize', 'server/discover']);
+const UNCANCELLABLE: ReadonlySet<string> = new Set([Method.Initialize, Method.Discover]);
 
 export type LinkKind = 'stdio' | 'streamable-http' | 'sse' | 'custom';
 
@@ -50,7 +50,7 @@ class TapTransport implements Transport {
     if ('method' in message && 'id' in message) {
       this.lastRequestId = message.id;
       if (UNCANCELLABLE.has(message.method)) this.#uncancellable.add(message.id);
-    } else if ('method' in message && message.method === 'notifications/cancelled') {
+    } else if ('method' in message && message.method === Notification.Cancelled) {
       // basic/lifecycle: initialize MUST NOT be cancelled; a timed-out probe of a presumably legacy server is
       // abandoned quietly rather than followed by a notification before its handshake.
       const id = message.params?.requestId as RequestId;
@@ -109,7 +109,6 @@ export function createTransport(
   kind: 'streamable-http' | 'sse' | undefined,
   options: ClientOptions,
   logger: Logger,
-  toolHeaders: ToolHeaderRegistry,
 ): { transport: Transport; kind: LinkKind } {
   if (isStdioTarget(target)) {
     const transport = new StdioClientTransport(target, {
@@ -122,14 +121,12 @@ export function createTransport(
     const common = {
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      // OAuth (agentforge/auth): the provider's token and DPoP proof on every HTTP request.
+      ...(options.oauth ? { httpHeaders: options.oauth.headersFor.bind(options.oauth) } : {}),
       logger,
     };
     if (kind === 'sse') return { transport: new SseClientTransport(target, common), kind: 'sse' };
-    const transport = new StreamableHttpClientTransport(target, {
-      ...common,
-      requestHeaders: (message) => toolHeaders.headersFor(message),
-    });
-    return { transport, kind: 'streamable-http' };
+    return { transport: new StreamableHttpClientTransport(target, common), kind: 'streamable-http' };
   }
   if (isTransport(target)) return { transport: target, kind: 'custom' };
   throw new TypeError('connect target must be a stdio command, an HTTP URL or a Transport');

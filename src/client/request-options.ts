@@ -3,17 +3,26 @@
  * (timeouts, signal, progress, trace) in one object the engine only reads, so it can be shared.
  */
 import type { Result } from '../jsonrpc/connection.js';
-import { LocalError } from '../jsonrpc/errors.js';
+import { LocalError } from '../mcp/local-errors.js';
+import { Method } from '../mcp/methods.js';
 import { readResultType } from '../mcp/result-type.js';
-import type { InputLoopOptions, StatelessRequestOptions } from './stateless.js';
-import type { CallOptions, ClientOptions } from './types.js';
+import type { WireRequestOptions } from './codec.js';
+import { checkCallToolResult } from './result-shapes.js';
+import type { CallOptions, ClientHandlers, ClientOptions } from './types.js';
+
+/** The bounds of one request's MRTR input loop (src/client/input-loop.ts). */
+export interface InputLoopOptions {
+  handlers: ClientHandlers | undefined;
+  maxRounds: number;
+  maxTotalTimeoutMs: number;
+}
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOTAL_MS = 10 * 60_000;
 
 export class RequestDefaults {
   readonly #client: ClientOptions;
-  readonly #plain: StatelessRequestOptions;
+  readonly #plain: WireRequestOptions;
   readonly #inputLoop: InputLoopOptions;
 
   constructor(client: ClientOptions) {
@@ -28,7 +37,7 @@ export class RequestDefaults {
   }
 
   /** The options of one request; a call that sets none shares one object per client. */
-  for(options: CallOptions): StatelessRequestOptions {
+  for(options: CallOptions): WireRequestOptions {
     const traceparent = options.traceparent ?? this.#client.traceparent?.();
     if (
       traceparent === undefined &&
@@ -39,7 +48,7 @@ export class RequestDefaults {
     ) {
       return this.#plain;
     }
-    const requestOptions: StatelessRequestOptions = {
+    const requestOptions: WireRequestOptions = {
       timeoutMs: options.timeoutMs ?? this.#plain.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? this.#plain.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_MS,
     };
@@ -50,31 +59,47 @@ export class RequestDefaults {
     return requestOptions;
   }
 
-  /** The MRTR loop's bounds for a request built by `for`. */
-  inputLoop(requestOptions: StatelessRequestOptions): InputLoopOptions {
-    const maxTotalTimeoutMs = requestOptions.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_MS;
+  /** The MRTR loop's bounds for a request with these options; shared when they set no total of their own. */
+  inputLoop(options: CallOptions): InputLoopOptions {
+    const maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? this.#inputLoop.maxTotalTimeoutMs;
     if (maxTotalTimeoutMs === this.#inputLoop.maxTotalTimeoutMs) return this.#inputLoop;
     return { handlers: this.#inputLoop.handlers, maxRounds: this.#inputLoop.maxRounds, maxTotalTimeoutMs };
   }
 }
 
-/** A result check per method, kept once per method name: only MRTR methods may answer input_required. */
-const completeChecks = new Map<string, (result: Result) => Result>();
+/**
+ * The check of a final result per method, built once per method and client: only MRTR methods may answer
+ * input_required, and a tools/call result must carry its content (src/client/result-shapes.ts). A tools/call
+ * may also answer with the tasks extension's CreateTaskResult (SEP-2663 Polymorphic Results: resultType
+ * `task`), final like `complete`: the tasks client (agentforge/extensions/tasks) reads it.
+ */
+export class ResultChecks {
+  readonly #server: () => string;
+  readonly #checks = new Map<string, (result: Result) => Result>();
 
-export function completeOnly(method: string): (result: Result) => Result {
-  let check = completeChecks.get(method);
-  if (check === undefined) {
-    check = (result) => {
-      // Extension wiring point: a tasks CreateTaskResult (resultType task) is final, like complete.
-      if (readResultType(result) === 'input_required') {
-        throw new LocalError(
-          'protocol_error',
-          `${method} answered input_required, which only tools/call, prompts/get and resources/read may`,
-        );
-      }
-      return result;
-    };
-    if (completeChecks.size < 256) completeChecks.set(method, check);
+  /** `server` names the server in errors; read only when a result fails. */
+  constructor(server: () => string) {
+    this.#server = server;
   }
-  return check;
+
+  for(method: string): (result: Result) => Result {
+    let check = this.#checks.get(method);
+    if (check === undefined) {
+      const isToolCall = method === Method.ToolsCall;
+      check = (result) => {
+        const resultType = readResultType(result);
+        if (resultType === 'task' && isToolCall) return result;
+        if (resultType !== 'complete') {
+          throw new LocalError(
+            'protocol_error',
+            `${this.#server()} answered ${method} with ${resultType}, which ${resultType === 'task' ? 'only tools/call' : 'only tools/call, prompts/get and resources/read'} may`,
+          );
+        }
+        if (isToolCall) checkCallToolResult(result, this.#server());
+        return result;
+      };
+      if (this.#checks.size < 256) this.#checks.set(method, check);
+    }
+    return check;
+  }
 }

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '../auth/client/provider.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type {
   ClientCapabilities,
@@ -13,6 +14,8 @@ import type {
 import type { StdioServerParameters } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
+import type { ClientMiddleware } from './pipeline.js';
+import type { EraCache, TransportKindCache } from './server-caches.js';
 
 /** What the server asked for, and on whose behalf: the request that needed input (or none, legacy push). */
 export interface InputContext {
@@ -60,6 +63,11 @@ export interface ClientOptions {
   protocolVersion?: string;
   /** Added to every HTTP request. */
   headers?: Record<string, string>;
+  /**
+   * OAuth 2.1 for a protected HTTP server (agentforge/auth): its token goes on every HTTP request, and a 401 or
+   * 403 insufficient_scope runs discovery, authorization, refresh or step-up, then retries the request.
+   */
+  oauth?: OAuthClientProvider;
   transport?: HttpTransportKind;
   /** Cap on one HTTP response body or SSE event (default 16 MiB). */
   maxResponseBytes?: number;
@@ -76,6 +84,21 @@ export interface ClientOptions {
   traceparent?: () => string | undefined;
   /** Stderr lines of a stdio server. */
   onstderr?: (line: string) => void;
+  /**
+   * Request middleware, run outermost around every round trip the client makes, those of connecting included
+   * (`context.connecting`); see `ClientRequestContext` (src/client/pipeline.ts) for the order and the contract.
+   */
+  middleware?: readonly ClientMiddleware[];
+  /**
+   * Which era each server spoke last time, so a reconnect skips the probe. Default: `defaultEraCache`, shared by
+   * every client in the process; pass `new EraCache()` to isolate a client.
+   */
+  eraCache?: EraCache;
+  /**
+   * Which HTTP transport each endpoint answered last time (an HTTP+SSE server skips the Streamable HTTP attempt).
+   * Default: `defaultTransportKindCache`, shared by every client in the process.
+   */
+  transportKindCache?: TransportKindCache;
 }
 
 export interface CallOptions {

@@ -1,15 +1,18 @@
 /**
- * The conformance suite's client under test: `node dist/conformance/client-fixture.js <server-url>`.
+ * The conformance suite's client under test: `node build/conformance/client-fixture.js <server-url>`.
  * The suite sets MCP_CONFORMANCE_SCENARIO (what the server expects us to do), MCP_CONFORMANCE_CONTEXT (JSON,
  * scenario data such as tool calls) and MCP_CONFORMANCE_PROTOCOL_VERSION (the wire revision of the run).
- * Dated revisions run the handshake lifecycle (pinned); 2026-07-28 runs with era detection.
+ * Dated revisions run the handshake lifecycle (pinned); 2026-07-28 runs with era detection. `auth/*`
+ * scenarios run with the OAuth client (client-fixture-auth.ts).
  */
 import { McpClient } from '../client/client.js';
 import type { ClientHandlers } from '../client/types.js';
 import { eraOf, isSupportedVersion } from '../mcp/revisions.js';
 import type { Tool } from '../mcp/types.js';
 import { consoleLogger } from '../util/logger.js';
+import { conformanceOAuth } from './client-fixture-auth.js';
 import { exerciseSkills } from './client-fixture-skills.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 
 interface ToolCall {
   name: string;
@@ -89,11 +92,14 @@ async function main(): Promise<void> {
   const requested = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
   const pinned = isSupportedVersion(requested) && eraOf(requested) === 'handshake' ? requested : undefined;
   const client = await McpClient.connect(url, {
-    clientInfo: { name: 'agentforge-conformance-client', version: '0.1.0' },
+    clientInfo: { name: 'agentforge-conformance-client', version: PACKAGE_VERSION },
     handlers,
     logger: consoleLogger,
     timeoutMs: 20_000,
     ...(pinned ? { protocolVersion: pinned } : {}),
+    ...(scenario.startsWith('auth/')
+      ? { oauth: conformanceOAuth(url, scenario, context, consoleLogger) }
+      : {}),
   });
   try {
     await exercise(client, scenario, context);

@@ -1,12 +1,13 @@
 /**
  * The conformance "everything" server: the tools, resources and prompts the official suite's server scenarios
- * call (names and shapes from @modelcontextprotocol/conformance; see /work/notes/server-scenarios.md).
- * `node dist/conformance/server-fixture.js` serves Streamable HTTP on 127.0.0.1:$PORT/mcp;
+ * call (names and shapes from the server scenarios of @modelcontextprotocol/conformance).
+ * `node build/conformance/server-fixture.js` serves Streamable HTTP on 127.0.0.1:$PORT/mcp;
  * `--stdio` serves both eras on stdin/stdout instead.
  */
 import { pathToFileURL } from 'node:url';
 import type { JSONObject } from '../mcp/types.js';
 import { McpServer } from '../server/index.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { RED_PIXEL_PNG, contentTools, schemaTools, utilityTools } from './server-fixture-content.js';
 import {
   enumElicitationTools,
@@ -141,10 +142,10 @@ function resources(server: McpServer): void {
   );
 }
 
-export async function createFixtureServer(): Promise<McpServer> {
+async function createFixtureServer(): Promise<McpServer> {
   const server = new McpServer({
     name: 'agentforge-conformance-server',
-    version: '0.1.0',
+    version: PACKAGE_VERSION,
     instructions: 'The agentforge conformance fixture: test tools, resources and prompts.',
   });
   contentTools(server);

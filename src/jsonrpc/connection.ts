@@ -1,11 +1,22 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
 import { DeadlineTimer } from './deadlines.js';
-import { type Incoming, IncomingContext } from './incoming.js';
+import {
+  type Incoming,
+  IncomingContext,
+  type NotificationHandler,
+  type Params,
+  type RequestArguments,
+  type RequestHandler,
+  type RequestMap,
+  type RequestOptions,
+  type Result,
+} from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
 import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
+  type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
@@ -14,37 +25,17 @@ import {
 } from './messages.js';
 import type { MessageExtra, SendOptions, Transport } from './transport.js';
 
-export type Params = Record<string, unknown> | undefined;
-export type Result = Record<string, unknown>;
-
-export interface RequestOptions {
-  signal?: AbortSignal;
-  /** Per-request timeout; default the connection's (60 s). A progress report restarts it. */
-  timeoutMs?: number;
-  /** Hard cap from the start of the request, however much progress is reported. */
-  maxTotalTimeoutMs?: number;
-  /** Receives each progress notification's params; its presence adds a progress token to the request. */
-  onprogress?: (progress: Record<string, unknown>) => void;
-  /** Progress restarts the timeout (default true when `onprogress` is set). */
-  resetTimeoutOnProgress?: boolean;
-  /** Routes the request onto an incoming request's stream (server-to-client requests on HTTP). */
-  relatedRequestId?: RequestId;
-}
-
-export interface RequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Fires when the peer cancels the request or the connection closes. */
-  readonly signal: AbortSignal;
-  readonly extra: MessageExtra | undefined;
-  /** Sends a notification tied to this request (progress, logs). */
-  notify(method: string, params?: Params): Promise<void>;
-  /** Sends a request to the peer tied to this request (sampling, elicitation, roots on a legacy session). */
-  request(method: string, params?: Params, options?: RequestOptions): Promise<Result>;
-}
-
-export type RequestHandler = (params: Params, context: RequestContext) => Result | Promise<Result>;
-export type NotificationHandler = (params: Params, extra: MessageExtra | undefined) => void | Promise<void>;
+export type {
+  NotificationHandler,
+  Params,
+  RequestArguments,
+  RequestContext,
+  RequestHandler,
+  RequestMap,
+  RequestOptions,
+  RequestTypes,
+  Result,
+} from './incoming.js';
 
 export interface ConnectionOptions {
   hooks?: ProtocolHooks;
@@ -68,23 +59,24 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * The JSON-RPC engine: owns request ids, the id -> pending table, timeouts, cancellation and dispatch of incoming
- * requests and notifications. Knows nothing of MCP beyond the hooks it is given.
+ * requests and notifications. Knows nothing of MCP beyond the hooks it is given. `Outgoing` types `request`
+ * (method, params, result) from a protocol's request map; results are the peer's and are not checked here.
  */
-export class Connection {
+export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #transport: Transport;
   readonly #hooks: ProtocolHooks;
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #incoming = new Map<RequestId, Incoming>();
-  readonly #requestHandlers = new Map<string, RequestHandler>();
+  readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
   readonly #signals = new SignalWatch((id, signal) => {
     const pending = this.#pending.get(id);
     if (pending) this.#cancelOutgoing(id, cancelledError(pending.method, signal.reason), signal.reason);
   });
-  #fallbackRequestHandler: ((method: string) => RequestHandler | undefined) | undefined;
+  #fallbackRequestHandler: ((method: string) => RequestHandler<Outgoing> | undefined) | undefined;
   #nextId = 1;
   #closed: LocalError | undefined;
   #closing: Promise<void> | undefined;
@@ -97,7 +89,7 @@ export class Connection {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
-    transport.onerror = (error) => this.#logger.warn(`transport: ${error.message}`);
+    transport.onerror = (error) => this.#onTransportError(error);
   }
 
   get closed(): boolean {
@@ -118,7 +110,7 @@ export class Connection {
     else this.#closeListeners.push(listener);
   }
 
-  setRequestHandler(method: string, handler: RequestHandler): void {
+  setRequestHandler(method: string, handler: RequestHandler<Outgoing>): void {
     this.#requestHandlers.set(method, handler);
   }
 
@@ -127,11 +119,18 @@ export class Connection {
   }
 
   /** Resolves handlers for methods not registered one by one (a server routing by its own table). */
-  setFallbackRequestHandler(resolve: (method: string) => RequestHandler | undefined): void {
+  setFallbackRequestHandler(resolve: (method: string) => RequestHandler<Outgoing> | undefined): void {
     this.#fallbackRequestHandler = resolve;
   }
 
-  request(method: string, params?: Params, options?: RequestOptions): Promise<Result> {
+  request<M extends keyof Outgoing & string>(
+    method: M,
+    ...[params, options]: RequestArguments<Outgoing[M]['params']>
+  ): Promise<Outgoing[M]['result']> {
+    return this.#send(method, params, options);
+  }
+
+  #send(method: string, params: Params, options: RequestOptions | undefined): Promise<Result> {
     if (this.#closed) return Promise.reject(this.#closed);
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(cancelledError(method, signal.reason));
@@ -325,7 +324,7 @@ export class Connection {
     }
     const incoming: Incoming = { controller: undefined, cancelled: false };
     this.#incoming.set(id, incoming);
-    const context = new IncomingContext(this, id, method, incoming, extra);
+    const context = new IncomingContext<Outgoing>(this, id, method, incoming, extra);
     let outcome: Result | Promise<Result>;
     try {
       outcome = handler(message.params, context);
@@ -353,18 +352,39 @@ export class Connection {
       return;
     }
     const response: JSONRPCResultResponse = { jsonrpc: '2.0', id, result };
-    this.#transport.send(response, { relatedRequestId: id }).catch((sendError: unknown) => {
+    this.#deliver(response, id).catch((sendError: unknown) => {
       this.#logger.warn(`failed to send response ${id}`, sendError);
     });
   }
 
   #sendError(id: RequestId | null, error: JSONRPCErrorResponse['error']): void {
-    if (id === null) {
-      this.#transport.send({ jsonrpc: '2.0', error }).catch(() => {});
-      return;
+    const response: JSONRPCErrorResponse | JSONRPCMessage =
+      id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+    this.#deliver(response, id ?? undefined).catch((sendError: unknown) => {
+      this.#logger.warn(`failed to send error response ${id}`, sendError);
+    });
+  }
+
+  /** Sends, turning a synchronous throw (a transport serialising on the spot) into a rejection. */
+  #deliver(message: JSONRPCMessage, id: RequestId | undefined): Promise<void> {
+    try {
+      return id === undefined
+        ? this.#transport.send(message)
+        : this.#transport.send(message, { relatedRequestId: id });
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const response: JSONRPCErrorResponse = { jsonrpc: '2.0', id, error };
-    this.#transport.send(response, { relatedRequestId: id }).catch(() => {});
+  }
+
+  /** A transport error that names a request (`data.requestId`) fails that request; others are logged. */
+  #onTransportError(error: Error): void {
+    const id =
+      error instanceof LocalError
+        ? (error.data as { requestId?: unknown } | undefined)?.requestId
+        : undefined;
+    const pending = typeof id === 'string' || typeof id === 'number' ? this.#settle(id) : undefined;
+    if (pending) pending.reject(error);
+    else this.#logger.warn(`transport: ${error.message}`);
   }
 
   #onTransportClosed(reason: Error | undefined): void {

@@ -35,7 +35,11 @@ export class RpcError extends Error {
   }
 }
 
-/** Local failure codes: what happened on this side, never sent to the peer as is. */
+/**
+ * Local failure codes of a connection and the transports under it: what happened on this side, never sent to
+ * the peer as is. A protocol layer above adds its own codes (MCP's: src/mcp/local-errors.ts) by naming a wider
+ * `Code`; the class stays one, so `instanceof LocalError` holds for every layer's errors.
+ */
 export type LocalErrorCode =
   | 'timeout'
   | 'connection_closed'
@@ -44,16 +48,15 @@ export type LocalErrorCode =
   | 'message_too_large'
   | 'process_exited'
   | 'not_connected'
-  | 'protocol_error'
-  | 'too_many_rounds'
-  | 'response_too_large';
+  | 'protocol_error';
 
 /** A local error, thrown to the caller with a string code. */
-export class LocalError extends Error {
-  readonly code: LocalErrorCode;
+export class LocalError<Code extends string = LocalErrorCode> extends Error {
+  readonly code: Code;
   readonly data: unknown;
 
-  constructor(code: LocalErrorCode, message: string, options?: { cause?: unknown; data?: unknown }) {
+  // NoInfer: a code outside `Code` is a compile error, not a silently widened type.
+  constructor(code: NoInfer<Code>, message: string, options?: { cause?: unknown; data?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LocalError';
     this.code = code;
@@ -61,7 +64,10 @@ export class LocalError extends Error {
   }
 }
 
-export function isLocalError(error: unknown, code?: LocalErrorCode): error is LocalError {
+export function isLocalError<Code extends string = LocalErrorCode>(
+  error: unknown,
+  code?: Code,
+): error is LocalError<Code> {
   return error instanceof LocalError && (code === undefined || error.code === code);
 }
 

@@ -3,9 +3,12 @@ export {
   type ConnectionOptions,
   type NotificationHandler,
   type Params,
+  type RequestArguments,
   type RequestContext,
   type RequestHandler,
+  type RequestMap,
   type RequestOptions,
+  type RequestTypes,
   type Result,
 } from './connection.js';
 export { ErrorCode, LocalError, type LocalErrorCode, RpcError, isLocalError, toWireError } from './errors.js';

@@ -2,6 +2,9 @@
  * JSON-RPC 2.0 message shapes and a shape classifier. Messages are classified by the members they carry
  * (one pass over a handful of keys), never by a schema library: this runs on every message.
  */
+import { isRecord } from '../util/record.js';
+import { LocalError } from './errors.js';
+
 export type RequestId = string | number;
 
 export interface JSONRPCRequest {
@@ -56,17 +59,13 @@ export type Classified =
   | { kind: 'error'; message: JSONRPCErrorResponse }
   | InvalidMessage;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 
 /** Classifies one parsed JSON value by shape. Batches (arrays) are the caller's concern. */
 export function classify(value: unknown): Classified {
-  if (!isPlainObject(value)) return { kind: 'invalid', reason: 'message is not a JSON object', id: null };
+  if (!isRecord(value)) return { kind: 'invalid', reason: 'message is not a JSON object', id: null };
   const id = value.id;
   const readableId = isRequestId(id) ? id : null;
   if (value.jsonrpc !== '2.0') return { kind: 'invalid', reason: 'jsonrpc must be "2.0"', id: readableId };
@@ -75,7 +74,7 @@ export function classify(value: unknown): Classified {
     if (typeof method !== 'string')
       return { kind: 'invalid', reason: 'method must be a string', id: readableId };
     const params = value.params;
-    if (params !== undefined && !isPlainObject(params)) {
+    if (params !== undefined && !isRecord(params)) {
       // MCP narrows JSON-RPC: params, when present, are an object (by-name).
       return { kind: 'invalid', reason: 'params must be an object', id: readableId };
     }
@@ -88,12 +87,12 @@ export function classify(value: unknown): Classified {
   if ('result' in value) {
     if (!isRequestId(id))
       return { kind: 'invalid', reason: 'response id must be a string or integer', id: null };
-    if (!isPlainObject(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
+    if (!isRecord(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
     return { kind: 'result', message: value as unknown as JSONRPCResultResponse };
   }
   if ('error' in value) {
     const error = value.error;
-    if (!isPlainObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (!isRecord(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return { kind: 'invalid', reason: 'error must carry a numeric code and a message', id: readableId };
     }
     if (id !== undefined && id !== null && !isRequestId(id)) {
@@ -119,4 +118,44 @@ export function isJSONRPCNotification(value: unknown): value is JSONRPCNotificat
 export function isJSONRPCResponse(value: unknown): value is JSONRPCResponse {
   const kind = classify(value).kind;
   return kind === 'result' || kind === 'error';
+}
+
+/** What JSON.stringify throws for values JSON cannot express: nesting past the stack, cycles, BigInt. */
+export function isUnserialisable(error: unknown): boolean {
+  return (
+    error instanceof RangeError || (error instanceof TypeError && /circular|BigInt/i.test(error.message))
+  );
+}
+
+/**
+ * JSON text of an outgoing message, once. A response JSON cannot express is replaced by the internal error
+ * `unserialisableAnswer` makes for its id; any other message that cannot be serialised throws a LocalError.
+ */
+export function stringifyMessage(message: unknown): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    const answer = unserialisableAnswer(message, error);
+    if (!answer)
+      throw new LocalError(
+        'protocol_error',
+        `the message could not be serialised: ${(error as Error).message}`,
+      );
+    return JSON.stringify(answer);
+  }
+}
+
+/**
+ * The answer to send instead of a response JSON cannot express (a handler's result nested past the stack,
+ * circular, holding a BigInt): an internal error for the same id, so the peer is not left waiting. Undefined
+ * for anything that is not such a response.
+ */
+export function unserialisableAnswer(message: unknown, error: unknown): JSONRPCErrorResponse | undefined {
+  if (!isUnserialisable(error) || !isRecord(message) || !isRequestId(message.id)) return undefined;
+  if (!('result' in message) && !('error' in message)) return undefined;
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: -32603, message: `the result could not be serialised: ${(error as Error).message}` },
+  };
 }

@@ -50,24 +50,24 @@ export type NotificationName = (typeof Notification)[keyof typeof Notification];
  * HTTP: Routing Headers adds the tasks extension's methods, whose `Mcp-Name` is `params.taskId`.
  */
 export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
+  [Method.ToolsCall]: 'name',
+  [Method.PromptsGet]: 'name',
+  [Method.ResourcesRead]: 'uri',
+  [Method.TasksGet]: 'taskId',
+  [Method.TasksUpdate]: 'taskId',
+  [Method.TasksCancel]: 'taskId',
 };
 
 /** 2026-07-28 basic/patterns/mrtr: the only requests whose result may be `input_required`. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
-  'tools/call',
-  'prompts/get',
-  'resources/read',
+  Method.ToolsCall,
+  Method.PromptsGet,
+  Method.ResourcesRead,
 ]);
 
 /** The server-to-client requests an `InputRequest` may carry. */
 export const INPUT_REQUEST_METHODS: ReadonlySet<string> = new Set([
-  'sampling/createMessage',
-  'elicitation/create',
-  'roots/list',
+  Method.SamplingCreateMessage,
+  Method.ElicitationCreate,
+  Method.RootsList,
 ]);

@@ -197,10 +197,10 @@ export interface InitializeResult extends ResultBase {
   instructions?: string;
 }
 
+/** 2026-07-28: serverInfo is not a field here; it travels in `_meta` (MetaKey.ServerInfo), as on every result. */
 export interface DiscoverResult extends CacheableResult {
   supportedVersions: string[];
   capabilities: ServerCapabilities;
-  serverInfo: Implementation;
   instructions?: string;
 }
 
@@ -217,10 +217,10 @@ export interface ListPromptsResult extends PaginatedResult {
   prompts: Prompt[];
 }
 
-export interface CallToolResult extends ResultBase {
+export interface CallToolResult<Structured = unknown> extends ResultBase {
   content: ContentBlock[];
   /** Any JSON value on 2026-07-28; an object on 2025-06-18 and 2025-11-25. */
-  structuredContent?: unknown;
+  structuredContent?: Structured;
   isError?: boolean;
 }
 
@@ -239,6 +239,7 @@ export interface CompleteResult extends ResultBase {
 
 /** Server-to-client requests, also carried inside `inputRequests` on 2026-07-28. */
 export interface CreateMessageRequestParams extends JSONObject {
+  _meta?: JSONObject;
   messages: Array<{ role: Role; content: unknown }>;
   maxTokens: number;
   systemPrompt?: string;
@@ -248,6 +249,8 @@ export interface CreateMessageRequestParams extends JSONObject {
   stopSequences?: string[];
   tools?: Tool[];
   toolChoice?: JSONObject;
+  /** Provider-specific metadata passed through to the LLM provider. */
+  metadata?: JSONObject;
 }
 
 export interface CreateMessageResult extends ResultBase {
@@ -258,6 +261,7 @@ export interface CreateMessageResult extends ResultBase {
 }
 
 export interface ElicitRequestParams extends JSONObject {
+  _meta?: JSONObject;
   mode?: 'form' | 'url';
   message: string;
   requestedSchema?: JSONObject;
@@ -305,6 +309,7 @@ export interface SubscriptionFilter {
 }
 
 export interface ProgressNotificationParams extends JSONObject {
+  _meta?: JSONObject;
   progressToken: ProgressToken;
   progress: number;
   total?: number;
@@ -312,12 +317,14 @@ export interface ProgressNotificationParams extends JSONObject {
 }
 
 export interface LoggingMessageParams extends JSONObject {
+  _meta?: JSONObject;
   level: LoggingLevel;
   logger?: string;
   data: unknown;
 }
 
 export interface CancelledNotificationParams extends JSONObject {
+  _meta?: JSONObject;
   requestId?: RequestId;
   reason?: string;
 }

@@ -242,10 +242,11 @@ function readNamed(expression: Expression, body: string, separator: string, into
     const spec = known.get(name);
     const values = (spec?.explode ? [raw] : raw.split(',')).map(decode);
     if (values.some((v) => v === undefined)) return false;
+    // A repeated key appends in place: copying the list per key made matching quadratic in the URI's length.
     const previous = into[name];
-    if (previous !== undefined)
-      into[name] = [...(Array.isArray(previous) ? previous : [previous]), ...(values as string[])];
-    else into[name] = values.length > 1 ? (values as string[]) : (values[0] as string);
+    if (previous === undefined) into[name] = values.length > 1 ? (values as string[]) : (values[0] as string);
+    else if (Array.isArray(previous)) for (const value of values as string[]) previous.push(value);
+    else into[name] = [previous, ...(values as string[])];
   }
   return true;
 }

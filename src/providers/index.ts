@@ -1,13 +1,20 @@
-import { type ChatModel, ModelError } from '../agent/model.js';
+import { type ChatModel, type EmbeddingModel, ModelError } from '../agent/model.js';
 import { AnthropicModel } from './anthropic/model.js';
 import { GeminiModel } from './gemini/model.js';
+import { OpenAIEmbeddings } from './openai/embeddings.js';
 import { OpenAIChatModel } from './openai/model.js';
 import { OpenAIResponsesModel } from './openai-responses/model.js';
 import type { HttpOptions } from './shared/http.js';
 
 export { type AnthropicOptions, AnthropicModel } from './anthropic/index.js';
 export { type GeminiOptions, GeminiModel, toGeminiSchema } from './gemini/index.js';
-export { type OpenAIChatOptions, OpenAIChatModel, toStrictSchema } from './openai/index.js';
+export {
+  type OpenAIChatOptions,
+  OpenAIChatModel,
+  type OpenAIEmbeddingsOptions,
+  OpenAIEmbeddings,
+  toStrictSchema,
+} from './openai/index.js';
 export { type OpenAIResponsesOptions, OpenAIResponsesModel } from './openai-responses/index.js';
 export type { HttpOptions } from './shared/http.js';
 
@@ -93,6 +100,41 @@ export function createModel(
         maxTokensField: 'max_tokens',
       });
   }
+}
+
+/**
+ * An embedding model for tool search from `<provider>:<model>`: `openai:` (OPENAI_API_KEY / OPENAI_BASE_URL)
+ * or `ollama:` (OLLAMA_BASE_URL), both over the OpenAI embeddings API.
+ */
+export function createEmbeddingModel(
+  spec: string,
+  env: Env = process.env,
+  options: HttpOptions = {},
+): EmbeddingModel {
+  const { provider, model } = parseModelSpec(spec);
+  if (provider === 'ollama')
+    return new OpenAIEmbeddings({
+      ...options,
+      model,
+      providerName: 'ollama',
+      baseUrl: nonEmpty(env.OLLAMA_BASE_URL) ?? 'http://127.0.0.1:11434/v1',
+    });
+  if (provider !== 'openai')
+    throw new ModelError(
+      provider,
+      'config',
+      `embeddings are served by openai: or ollama: models, not ${provider}:`,
+    );
+  const apiKey = nonEmpty(env.OPENAI_API_KEY);
+  const baseUrl = nonEmpty(env.OPENAI_BASE_URL);
+  if (apiKey === undefined && baseUrl === undefined)
+    throw new ModelError(provider, 'config', `OPENAI_API_KEY is not set (needed for ${spec})`);
+  return new OpenAIEmbeddings({
+    ...options,
+    model,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,22 +1,21 @@
 import type { RequestId } from '../jsonrpc/messages.js';
 import type { MessageExtra } from '../jsonrpc/transport.js';
-import { Notification } from '../mcp/methods.js';
+import { Method, Notification } from '../mcp/methods.js';
+import type { RequestParams, RequestResult } from '../mcp/requests.js';
 import { type Era, compareVersions } from '../mcp/revisions.js';
 import {
   type ClientCapabilities,
-  type CreateMessageResult,
-  type ElicitResult,
   type Implementation,
   type InputRequest,
   type InputResponse,
   type JSONObject,
-  type ListRootsResult,
   type LoggingLevel,
   type ProgressToken,
   passesLogLevel,
 } from '../mcp/types.js';
 import type { InputBackend } from './input.js';
-import type { HandlerContext, InputOptions, TaskContext } from './types.js';
+import { principalOf } from './request-state.js';
+import type { AuthInfo, HandlerContext, InputOptions, TaskContext } from './types.js';
 
 /** Everything a request carries that handlers and operations need, whatever its era. */
 export interface RequestScope {
@@ -38,10 +37,13 @@ export interface RequestScope {
   notify(method: string, params: JSONObject): Promise<void>;
 }
 
-const SHORT_NAMES: Record<InputRequest['method'], string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
+type InputMethod = InputRequest['method'];
+
+/** The default `inputRequests` key of each method: its short name and the call's ordinal. */
+const SHORT_NAMES: Record<InputMethod, string> = {
+  [Method.ElicitationCreate]: 'elicitation',
+  [Method.SamplingCreateMessage]: 'sampling',
+  [Method.RootsList]: 'roots',
 };
 
 export function progressTokenOf(meta: JSONObject | undefined): ProgressToken | undefined {
@@ -61,7 +63,7 @@ class RequestHandlerContext implements HandlerContext {
   readonly requestId: RequestId;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  readonly authInfo: HandlerContext['authInfo'];
+  readonly authInfo: unknown;
   readonly extra: MessageExtra | undefined;
   readonly meta: JSONObject | undefined;
   readonly inputRound: number;
@@ -76,7 +78,7 @@ class RequestHandlerContext implements HandlerContext {
     this.requestId = scope.requestId;
     this.clientCapabilities = scope.clientCapabilities;
     this.clientInfo = scope.clientInfo;
-    this.authInfo = scope.extra?.authInfo as HandlerContext['authInfo'];
+    this.authInfo = scope.extra?.authInfo;
     this.extra = scope.extra;
     this.meta = scope.meta;
     this.inputRound = scope.inputRound;
@@ -85,6 +87,14 @@ class RequestHandlerContext implements HandlerContext {
 
   get signal(): AbortSignal {
     return this.#scope.signal;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return isAuthInfo(this.authInfo) ? this.authInfo : undefined;
+  }
+
+  get principal(): string | undefined {
+    return principalOf(this.authInfo);
   }
 
   // The methods are made on first use (most handlers call none of them) and then kept, so that
@@ -107,20 +117,17 @@ class RequestHandlerContext implements HandlerContext {
   }
 
   get elicit(): HandlerContext['elicit'] {
-    this.#elicit ??= (params, options) =>
-      this.#ask<ElicitResult>({ method: 'elicitation/create', params }, options);
+    this.#elicit ??= (params, options) => this.#ask(Method.ElicitationCreate, params, options);
     return this.#elicit;
   }
 
   get sample(): HandlerContext['sample'] {
-    this.#sample ??= (params, options) =>
-      this.#ask<CreateMessageResult>({ method: 'sampling/createMessage', params }, options);
+    this.#sample ??= (params, options) => this.#ask(Method.SamplingCreateMessage, params, options);
     return this.#sample;
   }
 
   get listRoots(): HandlerContext['listRoots'] {
-    this.#listRoots ??= (options) =>
-      this.#ask<ListRootsResult>({ method: 'roots/list', params: {} }, options);
+    this.#listRoots ??= (options) => this.#ask(Method.RootsList, {}, options);
     return this.#listRoots;
   }
 
@@ -153,15 +160,27 @@ class RequestHandlerContext implements HandlerContext {
     await scope.notify(Notification.Message, params).catch(() => {});
   }
 
-  async #ask<T extends InputResponse>(request: InputRequest, options: InputOptions | undefined): Promise<T> {
-    const short = SHORT_NAMES[request.method];
+  /** One input request, typed by the request map; the backend checks the answer's shape for its method. */
+  async #ask<M extends InputMethod>(
+    method: M,
+    params: RequestParams<M>,
+    options: InputOptions | undefined,
+  ): Promise<RequestResult<M>> {
+    const request = { method, params } as InputRequest;
+    const short = SHORT_NAMES[method];
     this.#ordinals ??= {};
     const ordinal = (this.#ordinals[short] ?? 0) + 1;
     this.#ordinals[short] = ordinal;
     const key = options?.key ?? `${short}-${ordinal}`;
     const answers = await this.#scope.input.request({ [key]: request }, this.#scope.signal);
-    return answers[key] as T;
+    return answers[key] as RequestResult<M>;
   }
+}
+
+function isAuthInfo(value: unknown): value is AuthInfo {
+  if (typeof value !== 'object' || value === null) return false;
+  const { scopes, claims } = value as { scopes?: unknown; claims?: unknown };
+  return Array.isArray(scopes) && typeof claims === 'object' && claims !== null;
 }
 
 export function createHandlerContext(scope: RequestScope): HandlerContext {

@@ -3,10 +3,11 @@ import type { Logger } from '../util/logger.js';
 import type { CacheScope, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import type { UriTemplate } from '../mcp/uri-template.js';
 import type { Cache, RevisionCodec } from './codec.js';
-import type { ExtensionRegistry } from './extension.js';
+import type { ExtensionHooks } from './extension-hooks.js';
 import type { Collection } from './registry.js';
 import type { RequestStateSealer } from './request-state.js';
 import type { CompiledSchema } from './schema.js';
+import type { ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
   Completer,
@@ -24,7 +25,8 @@ export interface ToolDefinition {
   readonly config: ToolConfig;
   readonly input: CompiledSchema;
   readonly output: CompiledSchema | undefined;
-  readonly handler: ToolHandler<any>;
+  /** Called with the value its input schema validated: typed by that schema at registration. */
+  readonly handler: ToolHandler<unknown>;
 }
 
 export interface ResourceDefinition {
@@ -57,9 +59,10 @@ export interface ServerCore {
   readonly defaultCache: Cache;
   readonly sealer: RequestStateSealer;
   readonly logger: Logger;
-  readonly maxListens: number;
-  /** Extension wiring point: what `McpServer.use` installed (extension.ts). */
-  readonly extensions: ExtensionRegistry;
+  /** 2026-07-28 subscriptions/listen streams. */
+  readonly listens: ListenHub;
+  /** What `McpServer.use` installed: the tools/call and listen hooks (extension-hooks.ts). */
+  readonly extensions: ExtensionHooks;
   codec(revision: string): RevisionCodec;
   capabilities(): ServerCapabilities;
 }

@@ -1,84 +1,51 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+/**
+ * The HTTP entry points of agentforge/server. They take an `McpServer` (reached through its internal seam) or any
+ * object that implements the transport's `HttpMcpServer` contract itself.
+ */
 import {
   type FetchHandler,
   type FetchHandlerContext,
   type HttpMcpServer,
   type HttpServerOptions,
-  LOCALHOST_NAMES,
   type NodeHandler,
-  createFetchHandler,
-  createNodeHandler,
+  createFetchHandler as createTransportFetchHandler,
+  createNodeHandler as createTransportNodeHandler,
 } from '../transports/http/server/index.js';
+import { type ListenOptions, type Listening, listenOn } from './listen.js';
+import { seamOf } from './seam.js';
+import type { McpServer } from './server.js';
 
-export { createFetchHandler, createNodeHandler };
-export type { FetchHandler, FetchHandlerContext, HttpMcpServer, HttpServerOptions, NodeHandler };
+export type {
+  FetchHandler,
+  FetchHandlerContext,
+  HttpMcpServer,
+  HttpServerOptions,
+  ListenOptions,
+  Listening,
+  NodeHandler,
+};
 
-export interface ListenOptions extends HttpServerOptions {
-  /** 0 (default) picks a free port. */
-  port?: number;
-  /** Default 127.0.0.1: 2025-11-25 basic/transports security — local servers bind to localhost only. */
-  host?: string;
-  /** The MCP endpoint path (default '/mcp'). */
-  path?: string;
+function httpSeam(server: McpServer | HttpMcpServer): HttpMcpServer {
+  return seamOf(server) ?? (server as HttpMcpServer);
 }
 
-export interface Listening {
-  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
-  readonly url: string;
-  readonly port: number;
-  readonly httpServer: Server;
-  /** Ends every session, closes open connections and stops listening. */
-  close(): Promise<void>;
+/** Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport as a web `(Request) => Response`. */
+export function createFetchHandler(
+  server: McpServer | HttpMcpServer,
+  options?: HttpServerOptions,
+): FetchHandler {
+  return createTransportFetchHandler(httpSeam(server), options);
 }
 
-/**
- * Bound to one specific address, that address is a legitimate Host too (a literal IP cannot be rebound; a
- * rebinding page sends its own name). Wildcard binds add nothing: configure `allowedHosts` for those.
- */
-function hostsFor(
-  host: string,
-  configured: HttpServerOptions['allowedHosts'],
-): HttpServerOptions['allowedHosts'] {
-  if (configured !== undefined) return configured;
-  if (host === '0.0.0.0' || host === '::' || LOCALHOST_NAMES.includes(host)) return undefined;
-  return [...LOCALHOST_NAMES, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host];
+/** The same on node:http, without web Request/Response on the hot path. */
+export function createNodeHandler(
+  server: McpServer | HttpMcpServer,
+  options?: HttpServerOptions,
+): NodeHandler {
+  return createTransportNodeHandler(httpSeam(server), options);
 }
 
 /** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */
-export async function listen(server: HttpMcpServer, options: ListenOptions = {}): Promise<Listening> {
-  const { port = 0, host = '127.0.0.1', path = '/mcp', ...rest } = options;
-  const handler = createNodeHandler(server, {
-    ...rest,
-    path,
-    allowedHosts: hostsFor(host, rest.allowedHosts),
-  });
-  // Loaded here, not at the top: this module also exports the fetch form, which must load where node:http is absent.
-  const { createServer } = await import('node:http');
-  const httpServer = createServer(handler);
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(port, host, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
-  const address = httpServer.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${hostPart}:${address.port}${path}`,
-    port: address.port,
-    httpServer,
-    close() {
-      closing ??= (async () => {
-        await handler.close();
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => resolve());
-          httpServer.closeAllConnections();
-        });
-      })();
-      return closing;
-    },
-  };
+export function listen(server: McpServer | HttpMcpServer, options?: ListenOptions): Promise<Listening> {
+  return listenOn(httpSeam(server), options);
 }

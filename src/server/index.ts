@@ -12,25 +12,22 @@
  * await server.listen({ port: 3000 }); // or Streamable HTTP (+ legacy HTTP+SSE) on 127.0.0.1:3000/mcp
  * ```
  * `ctx.elicit` is a server-initiated request on a handshake session and an `input_required` round trip (MRTR)
- * on a 2026-07-28 request: the handler is written once.
+ * on a 2026-07-28 request: the handler is written once. `server.use(extension)` adds an extension's methods (see
+ * `ServerExtension`) to the one route table both eras dispatch from.
  */
+export { McpServer, type McpServerInfo, type McpServerOptions } from './server.js';
 export {
-  McpServer,
-  type McpServerInfo,
-  type McpServerOptions,
-  type StatelessRequestContext,
-} from './server.js';
-export type { ServerSession } from './session.js';
-export {
-  type ExtensionMethodHandler,
-  type ExtensionRequest,
+  type ExtensionMethod,
+  type ListenAttachment,
+  type ListenRequest,
   type ServerExtension,
   type ToolCallInterception,
   declaresExtension,
 } from './extension.js';
+export type { StatelessRequestContext } from '../mcp/request-context.js';
+export type { ServerSession } from './session.js';
 
 export type { RequestStateOptions } from './request-state.js';
-export { DualEraChannel } from './stdio.js';
 export type {
   AuthInfo,
   CacheHints,
@@ -38,6 +35,7 @@ export type {
   CompletionContext,
   HandlerContext,
   InputOptions,
+  PromptArgs,
   PromptConfig,
   PromptHandler,
   ReadResourceContentsResult,
@@ -47,14 +45,21 @@ export type {
   ResourceTemplateConfig,
   ResourceTemplateHandler,
   SchemaInput,
+  SchemaValue,
   StandardSchema,
   TaskContext,
+  ToolArgs,
   ToolConfig,
   ToolHandler,
+  ToolResult,
+  ToolStructuredContent,
 } from './types.js';
+export type { FromJsonSchema } from '../mcp/json-schema-type.js';
+export type { InferInput, InferOutput, StandardSchemaV1 } from '../mcp/standard-schema.js';
 export {
   type FetchHandler,
   type FetchHandlerContext,
+  type HttpMcpServer,
   type HttpServerOptions,
   type ListenOptions,
   type Listening,

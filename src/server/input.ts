@@ -7,6 +7,8 @@
  */
 import type { RequestContext } from '../jsonrpc/connection.js';
 import { missingRequiredClientCapability } from '../mcp/errors.js';
+import { Method } from '../mcp/methods.js';
+import type { ServerRequests } from '../mcp/requests.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../mcp/types.js';
 
 export interface InputBackend {
@@ -33,7 +35,7 @@ export function missingCapabilityFor(
   capabilities: ClientCapabilities,
 ): ClientCapabilities | undefined {
   switch (request.method) {
-    case 'elicitation/create': {
+    case Method.ElicitationCreate: {
       const elicitation = capabilities.elicitation;
       if (request.params.mode === 'url') return elicitation?.url ? undefined : { elicitation: { url: {} } };
       // An empty `elicitation: {}` declares form mode (2025-11-25 client/elicitation).
@@ -41,9 +43,9 @@ export function missingCapabilityFor(
         ? undefined
         : { elicitation: { form: {} } };
     }
-    case 'sampling/createMessage':
+    case Method.SamplingCreateMessage:
       return capabilities.sampling ? undefined : { sampling: {} };
-    case 'roots/list':
+    case Method.RootsList:
       return capabilities.roots ? undefined : { roots: {} };
   }
 }
@@ -56,18 +58,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function isValidInputResponse(method: InputRequest['method'], value: unknown): value is InputResponse {
   if (!isObject(value)) return false;
   switch (method) {
-    case 'elicitation/create':
+    case Method.ElicitationCreate:
       return (
         (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel') &&
         (value.content === undefined || isObject(value.content))
       );
-    case 'sampling/createMessage':
+    case Method.SamplingCreateMessage:
       return (
         (value.role === 'assistant' || value.role === 'user') &&
         typeof value.model === 'string' &&
         (isObject(value.content) || Array.isArray(value.content))
       );
-    case 'roots/list':
+    case Method.RootsList:
       return (
         Array.isArray(value.roots) &&
         value.roots.every((root) => isObject(root) && typeof root.uri === 'string')
@@ -75,11 +77,16 @@ export function isValidInputResponse(method: InputRequest['method'], value: unkn
   }
 }
 
-/** Handshake era: concurrent server-to-client requests on the session, routed onto the request's stream. */
+/**
+ * Handshake era: concurrent server-to-client requests on the session, routed onto the request's stream. An answer
+ * without the shape its request asks for fails the handler's ask (as a malformed MRTR answer is asked again).
+ */
 export function sessionInputBackend(
   context: RequestContext,
   capabilities: () => ClientCapabilities,
 ): InputBackend {
+  // The session's connection speaks MCP: what it sends the client is ServerRequests (src/mcp/requests.ts).
+  const client = context as unknown as RequestContext<ServerRequests>;
   return {
     async request(requests, signal) {
       const entries = Object.entries(requests);
@@ -91,11 +98,14 @@ export function sessionInputBackend(
           );
       }
       const answers = await Promise.all(
-        entries.map(([, request]) => context.request(request.method, request.params ?? {}, { signal })),
+        entries.map(([, request]) => client.request(request.method, request.params ?? {}, { signal })),
       );
       const result: Record<string, InputResponse> = {};
-      entries.forEach(([key], index) => {
-        result[key] = answers[index] as InputResponse;
+      entries.forEach(([key, request], index) => {
+        const answer = answers[index];
+        if (!isValidInputResponse(request.method, answer))
+          throw new Error(`the client answered ${request.method} with a malformed result`);
+        result[key] = answer;
       });
       return result;
     },

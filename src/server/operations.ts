@@ -17,6 +17,7 @@ import { type RequestScope, createHandlerContext } from './context.js';
 import { type ServerCore, type ToolDefinition, combineCache, completerFor } from './core.js';
 import { InputRequiredSignal } from './input.js';
 import { type Collection, type Page, decodeCursor, encodeCursor } from './registry.js';
+import { principalOf } from './request-state.js';
 import type { ValidationOutcome } from './schema.js';
 import type { CacheHints } from './types.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
@@ -193,7 +194,8 @@ export function callTool(
   const name = params?.name;
   if (core.extensions.size > 0 && typeof name === 'string' && core.tools.get(name)) {
     const run = (next: RequestScope) => runToolCall(core, codec, next, params);
-    return core.extensions.callTool({ name, params, scope, codec, run });
+    const principal = principalOf(scope.extra?.authInfo);
+    return core.extensions.callTool({ name, params, scope, codec, principal, run });
   }
   return runToolCall(core, codec, scope, params);
 }

@@ -110,12 +110,19 @@ function canonicalJson(value: unknown, depth: number): string {
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key], depth + 1)}`).join(',')}}`;
 }
 
-/** The authenticated principal an auth layer put in `extra.authInfo`, if any. */
+const PRINCIPAL_PARTS = ['subject', 'sub', 'clientId', 'client_id'] as const;
+
+/**
+ * The authenticated principal an auth layer put in `extra.authInfo`, if any: subject and client, qualified by
+ * the issuer (a `sub` is unique only within its issuer, so two authorization servers' "alice" differ). The one
+ * definition every binding uses: requestState, HTTP sessions, `ctx.principal`.
+ */
 export function principalOf(authInfo: unknown): string | undefined {
   if (typeof authInfo !== 'object' || authInfo === null) return undefined;
   const info = authInfo as Record<string, unknown>;
-  const parts = ['subject', 'sub', 'clientId', 'client_id']
-    .map((key) => info[key])
-    .filter((v) => typeof v === 'string');
-  return parts.length === 0 ? undefined : parts.join('\u0000');
+  const parts = PRINCIPAL_PARTS.map((key) => info[key]).filter((v) => typeof v === 'string');
+  if (parts.length === 0) return undefined;
+  const issuer = info.issuer ?? info.iss;
+  if (typeof issuer === 'string') parts.unshift(issuer);
+  return parts.join('\u0000');
 }

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
 import type { JSONObject } from '../mcp/types.js';
+import { jsonShapeViolation } from '../util/json-shape.js';
 import { isSimpleSchema } from './schema-subset.js';
 import type { SchemaInput, StandardSchema } from './types.js';
 
@@ -93,15 +94,8 @@ export function isStandardSchema(value: unknown): value is StandardSchema {
 
 /** Refuses schemas nested beyond MAX_SCHEMA_DEPTH or larger than MAX_SCHEMA_NODES, iteratively. */
 export function checkSchemaShape(schema: unknown): void {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value: schema, depth: 0 }];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop() as { value: unknown; depth: number };
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > MAX_SCHEMA_DEPTH) throw new RangeError(`schema nesting exceeds ${MAX_SCHEMA_DEPTH} levels`);
-    if (++nodes > MAX_SCHEMA_NODES) throw new RangeError(`schema has more than ${MAX_SCHEMA_NODES} nodes`);
-    for (const child of Object.values(value)) stack.push({ value: child, depth: depth + 1 });
-  }
+  const violation = jsonShapeViolation(schema, { maxDepth: MAX_SCHEMA_DEPTH, maxNodes: MAX_SCHEMA_NODES });
+  if (violation) throw new RangeError(`schema ${violation}`);
 }
 
 function describeErrors(validate: ValidateFunction): string {

@@ -1,5 +1,4 @@
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../jsonrpc/messages.js';
-import type { MessageExtra, Transport } from '../jsonrpc/transport.js';
+import type { Transport } from '../jsonrpc/transport.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../mcp/revisions.js';
 import type { Icon, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import { UriTemplate } from '../mcp/uri-template.js';
@@ -9,13 +8,12 @@ import { type Cache, type RevisionCodec, buildCodecs } from './codec.js';
 import {
   type FetchHandler,
   type HttpServerOptions,
-  type Listening,
-  type ListenOptions,
   type NodeHandler,
   createFetchHandler,
   createNodeHandler,
-  listen,
-} from './http.js';
+} from '../transports/http/server/index.js';
+import { InstalledExtensions, type ServerExtension, extensionRoutes } from './extension.js';
+import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import type {
   PromptDefinition,
   ResourceDefinition,
@@ -23,16 +21,18 @@ import type {
   TemplateDefinition,
   ToolDefinition,
 } from './core.js';
-import { ExtensionRegistry, type ServerExtension } from './extension.js';
 import { Collection, pick } from './registry.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
-import { EMPTY_INPUT_SCHEMA, compileSchema } from './schema.js';
+import { definePrompt, defineTool } from './define.js';
+import { CORE_ROUTES, RouteTable } from './routes.js';
+import { type ServerSeam, attachSeam } from './seam.js';
 import { HandshakeSession, type ServerSession } from './session.js';
 import { StatelessDispatcher, isStatelessRequest } from './stateless.js';
 import { DualEraChannel } from './stdio.js';
 import { type ListChange, ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
+  PromptArgs,
   PromptConfig,
   PromptHandler,
   RegisteredHandle,
@@ -40,8 +40,11 @@ import type {
   ResourceMetadata,
   ResourceTemplateConfig,
   ResourceTemplateHandler,
+  SchemaInput,
+  ToolArgs,
   ToolConfig,
   ToolHandler,
+  ToolStructuredContent,
 } from './types.js';
 
 export interface McpServerInfo {
@@ -69,12 +72,6 @@ export interface McpServerOptions {
   logger?: Logger;
 }
 
-export interface StatelessRequestContext {
-  extra?: MessageExtra;
-  signal: AbortSignal;
-  notify: (notification: JSONRPCNotification) => void;
-}
-
 const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const;
 const RESOURCE_FIELDS = [
   'title',
@@ -89,15 +86,17 @@ const PROMPT_FIELDS = ['title', 'description', 'arguments', 'icons', '_meta'] as
 
 /**
  * An MCP server that speaks every revision from 2024-11-05 to 2026-07-28 at once: handshake sessions through
- * `connect`, stateless 2026-07-28 requests through `handleStatelessRequest`, both over stdio with `serveStdio`.
+ * `connect`, both eras on one channel with `serve` / `serveStdio`, and over HTTP with `listen`.
  */
 export class McpServer {
   readonly #core: ServerCore;
   readonly #codecs: Map<string, RevisionCodec>;
-  readonly #stateless: StatelessDispatcher;
   readonly #listens: ListenHub;
+  readonly #routes: RouteTable;
+  readonly #seam: ServerSeam;
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
+  readonly #extensions = new InstalledExtensions();
   #pendingChanges = new Set<ListChange>();
 
   constructor(info: McpServerInfo, options: McpServerOptions = {}) {
@@ -111,6 +110,8 @@ export class McpServer {
     };
     const changed = (change: ListChange) => () => this.#listChanged(change);
     const codecs = this.#codecs;
+    const capabilities = () => this.#capabilities();
+    this.#listens = new ListenHub(options.maxListens ?? 100);
     this.#core = {
       serverInfo,
       instructions,
@@ -122,27 +123,35 @@ export class McpServer {
       defaultCache,
       sealer: new RequestStateSealer(options.requestState),
       logger: options.logger ?? silentLogger,
-      maxListens: options.maxListens ?? 100,
-      extensions: new ExtensionRegistry(),
+      listens: this.#listens,
+      extensions: this.#extensions,
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);
         return codec;
       },
-      capabilities: () => this.#capabilities(),
+      capabilities,
     };
-    this.#listens = new ListenHub(this.#core.maxListens);
-    this.#stateless = new StatelessDispatcher(this.#core, this.#listens);
+    this.#routes = new RouteTable(CORE_ROUTES, capabilities);
+    this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core, this.#routes));
+    attachSeam(this, this.#seam);
   }
 
   get serverInfo(): Implementation {
     return this.#core.serverInfo;
   }
 
-  registerTool<Args = any>(
+  /**
+   * `args` is typed by `inputSchema` (a Standard Schema's output type, or what a JSON Schema literal describes)
+   * and `structuredContent` by `outputSchema`; see ToolArgs and ToolStructuredContent.
+   */
+  registerTool<
+    const Input extends SchemaInput | undefined = undefined,
+    const Output extends SchemaInput | undefined = undefined,
+  >(
     name: string,
-    config: ToolConfig,
-    handler: ToolHandler<Args>,
+    config: ToolConfig<Input, Output>,
+    handler: ToolHandler<ToolArgs<Input>, ToolStructuredContent<Output>>,
   ): RegisteredHandle<ToolConfig> {
     if (name.length === 0 || name.length > 128) throw new RangeError('tool names are 1 to 128 characters');
     if (!/^[A-Za-z0-9_.-]+$/.test(name))
@@ -192,25 +201,21 @@ export class McpServer {
     }));
   }
 
-  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): RegisteredHandle<PromptConfig> {
-    const handle = this.#core.prompts.add(name, { config, handler }, 'prompt');
-    return adaptHandle(handle, (changes) => ({
-      config: { ...this.#core.prompts.find(name)?.config.config, ...changes },
-    }));
-  }
-
-  /** The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks. */
-  toolInputSchema(name: string): unknown {
-    return this.#core.tools.get(name)?.config.input.jsonSchema;
-  }
-
-  /**
-   * Installs a protocol extension (its methods, its tools/call hook, `capabilities.extensions[id]`). Call before
-   * `connect`/`serve`/`listen`: a handshake session registers the extension methods when it starts.
-   */
-  use(extension: ServerExtension): this {
-    this.#core.extensions.add(extension);
-    return this;
+  /** `args` is typed by `argsSchema` when there is one, else the strings prompts/get carries. */
+  registerPrompt<const ArgsSchema extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: PromptConfig<ArgsSchema>,
+    handler: PromptHandler<PromptArgs<ArgsSchema>>,
+  ): RegisteredHandle<PromptConfig> {
+    // The config as given, not as stored: arguments derived from an argsSchema are derived again on update.
+    let given: PromptConfig = config;
+    const handle = this.#core.prompts.add(name, definePrompt(name, given, handler), 'prompt');
+    return adaptHandle(handle, (changes: Partial<PromptConfig>) => {
+      const next = { ...given, ...changes };
+      const definition = definePrompt(name, next, handler); // throws on a bad argsSchema: nothing changes
+      given = next;
+      return definition;
+    });
   }
 
   /** Tells subscribers (legacy resources/subscribe, 2026-07-28 listen streams) that a resource changed. */
@@ -219,25 +224,30 @@ export class McpServer {
     this.#listens.resourceUpdated(uri);
   }
 
-  /** True when the request is a 2026-07-28 one (per-request `_meta` protocol version) or `server/discover`. */
-  isStatelessRequest(message: JSONRPCRequest): boolean {
-    return isStatelessRequest(message);
-  }
-
   /**
-   * 2026-07-28: serves one request; its progress and log notifications go to `context.notify` meanwhile. Returns
-   * the response itself when every step was synchronous, else a promise of it (`await` takes either).
+   * Adds an extension's methods to the route table (each to the eras it names, default both), its tools/call and
+   * listen hooks, and advertises `capabilities.extensions[id]` (2026-07-28 basic/extensions). Sessions already
+   * open serve the new methods from their next request. Throws when the id is taken or a method is already
+   * served (by MCP itself or another extension); nothing is added then.
    */
-  handleStatelessRequest(
-    request: JSONRPCRequest,
-    context: StatelessRequestContext,
-  ): JSONRPCResponse | Promise<JSONRPCResponse> {
-    return this.#stateless.handle(request, context);
+  use(extension: ServerExtension): this {
+    if (this.#extensions.has(extension.id)) throw new Error(`extension ${extension.id} is already in use`);
+    const routes = extensionRoutes(extension);
+    // Installed first: a route is served only when the capability it names is advertised.
+    this.#extensions.add(extension);
+    try {
+      this.#routes.add(routes);
+    } catch (error) {
+      this.#extensions.remove(extension.id);
+      throw error;
+    }
+    for (const session of this.#sessions) session.bindRoutes();
+    return this;
   }
 
   /** Handshake era: binds a session to a transport and starts it. */
   async connect(transport: Transport): Promise<ServerSession> {
-    const session = new HandshakeSession(this.#core, transport);
+    const session = new HandshakeSession(this.#core, this.#routes, transport);
     this.#sessions.add(session);
     session.connection.onClose(() => this.#sessions.delete(session));
     await session.connection.start();
@@ -249,7 +259,7 @@ export class McpServer {
    * 2026-07-28 requests statelessly and everything else to a handshake session.
    */
   serve(transport: Transport): Promise<ServerSession> {
-    return this.connect(new DualEraChannel(transport, this));
+    return this.connect(new DualEraChannel(transport, this.#seam));
   }
 
   /** Serves both eras on this process's stdin/stdout. Resolves once the channel is open. */
@@ -259,17 +269,17 @@ export class McpServer {
 
   /** Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport as a web `(Request) => Response`. */
   toFetchHandler(options?: HttpServerOptions): FetchHandler {
-    return createFetchHandler(this, options);
+    return createFetchHandler(this.#seam, options);
   }
 
   /** The same on node:http, without web Request/Response on the hot path. */
   toNodeHandler(options?: HttpServerOptions): NodeHandler {
-    return createNodeHandler(this, options);
+    return createNodeHandler(this.#seam, options);
   }
 
   /** Listens on 127.0.0.1 (default) and serves this server at `path` (default /mcp). */
   listen(options?: ListenOptions): Promise<Listening> {
-    return listen(this, options);
+    return listenOn(this.#seam, options);
   }
 
   /** Ends every subscription gracefully and closes every session. */
@@ -279,8 +289,8 @@ export class McpServer {
   }
 
   #capabilities(): ServerCapabilities {
-    // Extension wiring point: capabilities.extensions and what the extensions rely on.
-    return this.#core.extensions.capabilities({
+    // capabilities.extensions[id] of each installed extension, and the core capabilities they rely on.
+    return this.#extensions.capabilities({
       ...this.#extraCapabilities,
       logging: {},
       completions: {},
@@ -306,12 +316,16 @@ export class McpServer {
   }
 }
 
-function defineTool(config: ToolConfig, handler: ToolHandler<any>): ToolDefinition {
+/** The seam the transports use; built once per server, so a request costs what a method call on it costs. */
+function serverSeam(server: McpServer, core: ServerCore, stateless: StatelessDispatcher): ServerSeam {
   return {
-    config,
-    input: config.inputSchema === undefined ? EMPTY_INPUT_SCHEMA : compileSchema(config.inputSchema, 'input'),
-    output: config.outputSchema === undefined ? undefined : compileSchema(config.outputSchema, 'output'),
-    handler,
+    isStatelessRequest,
+    handleStatelessRequest: (request, context) => stateless.handle(request, context),
+    connect: (transport) => server.connect(transport),
+    // The registered tool's inputSchema as tools/list sends it (the same object each call), for header checks.
+    toolInputSchema: (name) => core.tools.get(name)?.config.input.jsonSchema,
+    // The OAuth scopes a tool declares (`requiredScopes`): the HTTP auth guard checks them before a tools/call.
+    toolRequiredScopes: (name) => core.tools.get(name)?.config.config.requiredScopes,
   };
 }
 

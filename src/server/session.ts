@@ -8,7 +8,7 @@ import type { MessageExtra, Transport } from '../jsonrpc/transport.js';
 import type { RequestId } from '../jsonrpc/messages.js';
 import { invalidParams } from '../mcp/errors.js';
 import { mcpHooks } from '../mcp/hooks.js';
-import { Method, Notification } from '../mcp/methods.js';
+import { Notification } from '../mcp/methods.js';
 import { negotiateHandshakeVersion } from '../mcp/revisions.js';
 import {
   type ClientCapabilities,
@@ -18,10 +18,9 @@ import {
   type LoggingLevel,
 } from '../mcp/types.js';
 import type { RevisionCodec } from './codec.js';
-import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, sessionInputBackend } from './input.js';
-import * as ops from './operations.js';
+import type { EraRoute, HandshakeRouteScope, RouteTable, SessionControl } from './routes.js';
 import type { ListChange } from './subscriptions.js';
 
 /** A handle on one handshake-era session (SEAMS.md). */
@@ -39,9 +38,10 @@ function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export class HandshakeSession implements ServerSession {
+export class HandshakeSession implements ServerSession, SessionControl {
   readonly connection: Connection;
   readonly #core: ServerCore;
+  readonly #routes: RouteTable;
   #codec: RevisionCodec | undefined;
   #initialized = false;
   #clientCapabilities: ClientCapabilities = {};
@@ -50,10 +50,14 @@ export class HandshakeSession implements ServerSession {
   #sessionId: string | undefined;
   readonly #subscriptions = new Set<string>();
 
-  constructor(core: ServerCore, transport: Transport) {
+  constructor(core: ServerCore, routes: RouteTable, transport: Transport) {
     this.#core = core;
+    this.#routes = routes;
     this.connection = new Connection(transport, { hooks: mcpHooks, logger: core.logger });
-    this.#register();
+    this.connection.setNotificationHandler(Notification.Initialized, () => {
+      this.#initialized = true;
+    });
+    this.bindRoutes();
   }
 
   get sessionId(): string | undefined {
@@ -70,6 +74,11 @@ export class HandshakeSession implements ServerSession {
 
   get clientInfo(): Implementation | undefined {
     return this.#clientInfo;
+  }
+
+  /** The threshold logging/setLevel set; undefined until then. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#logLevel;
   }
 
   close(): Promise<void> {
@@ -94,54 +103,27 @@ export class HandshakeSession implements ServerSession {
     }
   }
 
-  #register(): void {
-    const on = (
-      method: string,
-      handler: (params: Params, context: RequestContext, codec: RevisionCodec) => unknown,
-    ) => {
-      this.connection.setRequestHandler(method, ((params, context) => {
-        const codec = this.#codec;
-        if (!codec)
-          throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
-        return handler(params, context, codec);
-      }) as RequestHandler);
-    };
-    this.connection.setRequestHandler(Method.Initialize, (params, context) =>
-      this.#initialize(params, context),
-    );
-    this.connection.setRequestHandler(Method.Ping, () => ({}));
-    this.connection.setNotificationHandler(Notification.Initialized, () => {
-      this.#initialized = true;
-    });
-    on(Method.LoggingSetLevel, (params) => this.#setLevel(params));
-    on(Method.ResourcesSubscribe, (params) => this.#subscribe(params, true));
-    on(Method.ResourcesUnsubscribe, (params) => this.#subscribe(params, false));
-    on(Method.ToolsList, (params, _context, codec) => ops.listTools(this.#core, codec, params));
-    on(Method.PromptsList, (params, _context, codec) => ops.listPrompts(this.#core, codec, params));
-    on(Method.ResourcesList, (params, _context, codec) => ops.listResources(this.#core, codec, params));
-    on(Method.ResourcesTemplatesList, (params, _c, codec) =>
-      ops.listResourceTemplates(this.#core, codec, params),
-    );
-    on(Method.CompletionComplete, (params, _context, codec) => ops.complete(this.#core, codec, params));
-    on(Method.ToolsCall, (params, context, codec) =>
-      ops.callTool(this.#core, codec, this.#scope(context, params), params),
-    );
-    on(Method.PromptsGet, (params, context, codec) =>
-      ops.getPrompt(this.#core, codec, this.#scope(context, params), params),
-    );
-    on(Method.ResourcesRead, (params, context, codec) =>
-      ops.readResource(this.#core, codec, this.#scope(context, params), params),
-    );
-    // Extension wiring point: methods an installed extension adds (gated on `initialize` capabilities).
-    for (const method of this.#core.extensions.methodNames()) {
-      on(method, async (params, context, codec) => {
-        const scope = this.#scope(context, params);
-        return codec.finish(await this.#core.extensions.handle({ method, params, scope, codec }));
-      });
-    }
+  /**
+   * Binds every handshake-era route of the table to the connection: at start, and again when an extension adds
+   * routes while the session is open. A method no route serves is answered -32601 by the connection.
+   */
+  bindRoutes(): void {
+    for (const route of this.#routes.handshake.values())
+      this.connection.setRequestHandler(route.method, this.#handlerFor(route));
   }
 
-  #initialize(params: Params, context: RequestContext): JSONObject {
+  #handlerFor(route: EraRoute<HandshakeRouteScope>): RequestHandler {
+    const beforeInitialize = route.beforeInitialize === true;
+    return (params, context) => {
+      const codec = this.#codec;
+      if (!codec && !beforeInitialize)
+        throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
+      return route.handle(new SessionScope(this, this.#core, codec, params, context));
+    };
+  }
+
+  /** basic/lifecycle: negotiates the revision and records who the client is and what it can do. */
+  initialize(params: Params, extra: MessageExtra | undefined): JSONObject {
     if (!isObject(params)) throw invalidParams('initialize requires params');
     const revision = negotiateHandshakeVersion(params.protocolVersion);
     const codec = this.#core.codec(revision);
@@ -152,8 +134,7 @@ export class HandshakeSession implements ServerSession {
     this.#clientInfo = isObject(params.clientInfo)
       ? (params.clientInfo as unknown as Implementation)
       : undefined;
-    this.#sessionId =
-      typeof context.extra?.sessionId === 'string' ? context.extra.sessionId : this.#sessionId;
+    this.#sessionId = typeof extra?.sessionId === 'string' ? extra.sessionId : this.#sessionId;
     const result: JSONObject = {
       protocolVersion: revision,
       capabilities: codec.capabilities(this.#core.capabilities()),
@@ -163,7 +144,8 @@ export class HandshakeSession implements ServerSession {
     return result;
   }
 
-  #setLevel(params: Params): JSONObject {
+  /** server/utilities/logging: the threshold for this session's notifications/message. */
+  setLogLevel(params: Params): JSONObject {
     const level = params?.level;
     if (!LOGGING_LEVELS.includes(level as LoggingLevel))
       throw invalidParams(`Invalid log level: ${String(level)}`);
@@ -171,7 +153,8 @@ export class HandshakeSession implements ServerSession {
     return {};
   }
 
-  #subscribe(params: Params, subscribe: boolean): JSONObject {
+  /** server/resources: Subscriptions (notifications/resources/updated on this session). */
+  subscribe(params: Params, subscribe: boolean): JSONObject {
     const uri = params?.uri;
     if (typeof uri !== 'string') throw invalidParams('uri is required');
     if (!subscribe) this.#subscriptions.delete(uri);
@@ -180,41 +163,55 @@ export class HandshakeSession implements ServerSession {
     else throw invalidParams('too many resource subscriptions on this session');
     return {};
   }
-
-  #scope(context: RequestContext, params: Params): RequestScope {
-    return new SessionScope(
-      context,
-      isObject(params?._meta) ? params._meta : undefined,
-      this.#codec?.revision ?? '',
-      this.#clientCapabilities,
-      this.#clientInfo,
-      // Until logging/setLevel, the session has no threshold: every level is sent.
-      this.#logLevel ?? 'all',
-      sessionInputBackend(context, () => this.#clientCapabilities),
-    );
-  }
 }
 
-/** A handshake-era request's scope. A class: on Node 20 an object literal with a getter is slow to create. */
-class SessionScope implements RequestScope {
+/**
+ * A handshake-era request's scope: what the session knows of the client when the request arrives. A class: on
+ * Node 20 an object literal with a getter is slow to create.
+ */
+class SessionScope implements HandshakeRouteScope {
   readonly era = 'handshake';
   readonly requestId: RequestId;
   readonly extra: MessageExtra | undefined;
+  readonly meta: JSONObject | undefined;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly logLevel: LoggingLevel | 'all';
   readonly inputRound = 0;
+  readonly #codec: RevisionCodec | undefined;
   readonly #context: RequestContext;
+  #input: InputBackend | undefined;
 
   constructor(
+    readonly session: HandshakeSession,
+    readonly core: ServerCore,
+    codec: RevisionCodec | undefined,
+    readonly params: Params,
     context: RequestContext,
-    readonly meta: JSONObject | undefined,
-    readonly protocolVersion: string,
-    readonly clientCapabilities: ClientCapabilities,
-    readonly clientInfo: Implementation | undefined,
-    readonly logLevel: LoggingLevel | 'all',
-    readonly input: InputBackend,
   ) {
+    this.#codec = codec;
     this.#context = context;
     this.requestId = context.id;
     this.extra = context.extra;
+    this.meta = isObject(params?._meta) ? params._meta : undefined;
+    this.protocolVersion = codec?.revision ?? '';
+    this.clientCapabilities = session.clientCapabilities;
+    this.clientInfo = session.clientInfo;
+    // Until logging/setLevel, the session has no threshold: every level is sent.
+    this.logLevel = session.logLevel ?? 'all';
+  }
+
+  /** Only the lifecycle routes run before initialize, and they never read the codec. */
+  get codec(): RevisionCodec {
+    if (!this.#codec) throw new RpcError(ErrorCode.InternalError, 'no revision negotiated yet');
+    return this.#codec;
+  }
+
+  /** Made on first use: most requests never ask the client for anything. */
+  get input(): InputBackend {
+    this.#input ??= sessionInputBackend(this.#context, () => this.session.clientCapabilities);
+    return this.#input;
   }
 
   /** The connection creates the AbortController on first read; most handlers never look. */

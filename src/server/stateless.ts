@@ -4,17 +4,13 @@
  * `requestState` carries.
  */
 import { RpcError, toWireError } from '../jsonrpc/errors.js';
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId } from '../jsonrpc/messages.js';
+import type { JSONRPCRequest, JSONRPCResponse, RequestId } from '../jsonrpc/messages.js';
 import type { MessageExtra } from '../jsonrpc/transport.js';
 import { McpErrorCode, invalidParams, unsupportedProtocolVersion } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Method } from '../mcp/methods.js';
-import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  eraOf,
-  isSupportedVersion,
-  statelessVersions,
-} from '../mcp/revisions.js';
+import type { StatelessRequestContext } from '../mcp/request-context.js';
+import { eraOf, isSupportedVersion, statelessVersions } from '../mcp/revisions.js';
 import {
   type ClientCapabilities,
   type Implementation,
@@ -23,19 +19,11 @@ import {
   type LoggingLevel,
 } from '../mcp/types.js';
 import type { RevisionCodec } from './codec.js';
-import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
-import * as ops from './operations.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 import { type RequestStateBinding, principalOf } from './request-state.js';
-import type { ListenHub } from './subscriptions.js';
-
-export interface StatelessContext {
-  extra?: MessageExtra;
-  signal: AbortSignal;
-  notify: (notification: JSONRPCNotification) => void;
-}
+import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 
 const MAX_INPUT_RESPONSES = 64;
 
@@ -99,6 +87,11 @@ function bindingOf(
 
 const NO_INPUTS: Record<string, unknown> = Object.freeze({});
 
+/** 2026-07-28 basic/patterns/mrtr: only tools/call, prompts/get and resources/read may ask the client for input. */
+const NO_INPUT_BACKEND: InputBackend = {
+  request: () => Promise.reject(new Error('this method cannot ask the client for input (input_required)')),
+};
+
 /** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
 function readInputs(
   core: ServerCore,
@@ -123,11 +116,11 @@ function readInputs(
 
 export class StatelessDispatcher {
   readonly #core: ServerCore;
-  readonly #listens: ListenHub;
+  readonly #routes: RouteTable;
 
-  constructor(core: ServerCore, listens: ListenHub) {
+  constructor(core: ServerCore, routes: RouteTable) {
     this.#core = core;
-    this.#listens = listens;
+    this.#routes = routes;
   }
 
   /**
@@ -135,7 +128,7 @@ export class StatelessDispatcher {
    * compiled validator) is answered before this returns: no promise, no microtask, nothing left to survive a
    * young-generation GC while the next message is parsed.
    */
-  handle(request: JSONRPCRequest, context: StatelessContext): MaybePromise<JSONRPCResponse> {
+  handle(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONRPCResponse> {
     let result: MaybePromise<JSONObject>;
     try {
       result = this.#dispatch(request, context);
@@ -162,77 +155,26 @@ export class StatelessDispatcher {
     return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
   }
 
-  #dispatch(request: JSONRPCRequest, context: StatelessContext): MaybePromise<JSONObject> {
-    const params = request.params;
-    const meta = readMeta(params);
+  #dispatch(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONObject> {
+    const meta = readMeta(request.params);
+    const route = this.#routes.stateless.get(request.method);
+    // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
+    if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const codec = this.#core.codec(meta.protocolVersion);
-    switch (request.method) {
-      case Method.Discover:
-        return this.#discover(codec);
-      case Method.ToolsList:
-        return ops.listTools(this.#core, codec, params);
-      case Method.PromptsList:
-        return ops.listPrompts(this.#core, codec, params);
-      case Method.ResourcesList:
-        return ops.listResources(this.#core, codec, params);
-      case Method.ResourcesTemplatesList:
-        return ops.listResourceTemplates(this.#core, codec, params);
-      case Method.CompletionComplete:
-        return ops.complete(this.#core, codec, params);
-      case Method.SubscriptionsListen: {
-        // Extension wiring point: extensions attach their notifications (tasks: notifications/tasks).
-        if (this.#core.extensions.size === 0) return this.#listens.listen(request, codec, context);
-        const scope = new StatelessScope(request, meta, context, new MrtrInputBackend(NO_INPUTS, {}), 0);
-        return this.#listens.listen(request, codec, context, (listen) =>
-          this.#core.extensions.subscribe({ ...listen, scope }),
-        );
-      }
-      case Method.ToolsCall:
-      case Method.PromptsGet:
-      case Method.ResourcesRead:
-        return this.#withInput(request, meta, codec, context);
-      default:
-        // Extension wiring point: methods an installed extension adds (gated on the client declaring it).
-        if (this.#core.extensions.has(request.method)) return this.#extension(request, meta, codec, context);
-        // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
-        throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    }
-  }
-
-  #extension(
-    request: JSONRPCRequest,
-    meta: RequestMeta,
-    codec: RevisionCodec,
-    context: StatelessContext,
-  ): MaybePromise<JSONObject> {
-    const scope = new StatelessScope(request, meta, context, new MrtrInputBackend(NO_INPUTS, {}), 0);
-    const result = this.#core.extensions.handle({
-      method: request.method,
-      params: request.params,
-      scope,
-      codec,
-    });
-    return isPromise(result) ? result.then((value) => codec.finish(value)) : codec.finish(result);
-  }
-
-  #discover(codec: RevisionCodec): JSONObject {
-    const result: JSONObject = {
-      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-      capabilities: codec.capabilities(this.#core.capabilities()),
-    };
-    if (this.#core.instructions !== undefined) result.instructions = this.#core.instructions;
-    return codec.finish(result, this.#core.defaultCache);
+    if (route.inputRequired) return this.#withInput(route, request, meta, codec, context);
+    return route.handle(new StatelessScope(this.#core, codec, request, meta, context, NO_INPUT_BACKEND, 0));
   }
 
   #withInput(
+    route: EraRoute<StatelessRouteScope>,
     request: JSONRPCRequest,
     meta: RequestMeta,
     codec: RevisionCodec,
-    context: StatelessContext,
+    context: StatelessRequestContext,
   ): MaybePromise<JSONObject> {
     const { available, round } = readInputs(this.#core, request.method, request.params, context.extra);
     const input = new MrtrInputBackend(available, meta.clientCapabilities);
-    const scope = new StatelessScope(request, meta, context, input, round);
+    const scope = new StatelessScope(this.#core, codec, request, meta, context, input, round);
     // A handler asking for input it lacks throws InputRequiredSignal: that is the input_required answer.
     const settle = (result: JSONObject | undefined) =>
       this.#settleInput(request, codec, context, input, round, result);
@@ -242,11 +184,7 @@ export class StatelessDispatcher {
     };
     let result: MaybePromise<JSONObject>;
     try {
-      if (request.method === Method.ToolsCall)
-        result = ops.callTool(this.#core, codec, scope, request.params);
-      else if (request.method === Method.PromptsGet)
-        result = ops.getPrompt(this.#core, codec, scope, request.params);
-      else result = ops.readResource(this.#core, codec, scope, request.params);
+      result = route.handle(scope);
     } catch (error) {
       return onError(error);
     }
@@ -256,7 +194,7 @@ export class StatelessDispatcher {
   #settleInput(
     request: JSONRPCRequest,
     codec: RevisionCodec,
-    context: StatelessContext,
+    context: StatelessRequestContext,
     input: MrtrInputBackend,
     round: number,
     result: JSONObject | undefined,
@@ -271,8 +209,9 @@ export class StatelessDispatcher {
 }
 
 /** A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. */
-class StatelessScope implements RequestScope {
+class StatelessScope implements StatelessRouteScope {
   readonly era = 'stateless';
+  readonly params: JSONObject | undefined;
   readonly protocolVersion: string;
   readonly requestId: RequestId;
   readonly clientCapabilities: ClientCapabilities;
@@ -281,17 +220,17 @@ class StatelessScope implements RequestScope {
   readonly meta: JSONObject;
   /** 2026-07-28: no notifications/message unless this request set a logLevel. */
   readonly logLevel: LoggingLevel | undefined;
-  readonly inputRound: number;
-  readonly input: InputBackend;
-  readonly #context: StatelessContext;
 
   constructor(
-    request: JSONRPCRequest,
+    readonly core: ServerCore,
+    readonly codec: RevisionCodec,
+    readonly request: JSONRPCRequest,
     meta: RequestMeta,
-    context: StatelessContext,
-    input: InputBackend,
-    inputRound: number,
+    readonly context: StatelessRequestContext,
+    readonly input: InputBackend,
+    readonly inputRound: number,
   ) {
+    this.params = request.params;
     this.protocolVersion = meta.protocolVersion;
     this.requestId = request.id;
     this.clientCapabilities = meta.clientCapabilities;
@@ -299,17 +238,14 @@ class StatelessScope implements RequestScope {
     this.extra = context.extra;
     this.meta = meta.meta;
     this.logLevel = meta.logLevel;
-    this.inputRound = inputRound;
-    this.input = input;
-    this.#context = context;
   }
 
   /** Read lazily: the transports create their AbortController only when someone asks for the signal. */
   get signal(): AbortSignal {
-    return this.#context.signal;
+    return this.context.signal;
   }
 
   async notify(method: string, params: JSONObject): Promise<void> {
-    if (!this.#context.signal.aborted) this.#context.notify({ jsonrpc: '2.0', method, params });
+    if (!this.context.signal.aborted) this.context.notify({ jsonrpc: '2.0', method, params });
   }
 }

@@ -10,16 +10,12 @@ import type { MessageExtra, SendOptions, Transport } from '../jsonrpc/transport.
 import { LocalError } from '../jsonrpc/errors.js';
 import { Notification } from '../mcp/methods.js';
 import { isRequestId } from '../jsonrpc/messages.js';
-import type { JSONRPCNotification, JSONRPCResponse } from '../jsonrpc/messages.js';
-import type { StatelessContext } from './stateless.js';
+import type { JSONRPCNotification } from '../jsonrpc/messages.js';
+import type { StatelessRequestContext } from '../mcp/request-context.js';
+import type { ServerSeam } from './seam.js';
 
-export interface DualEraTarget {
-  isStatelessRequest(message: JSONRPCRequest): boolean;
-  handleStatelessRequest(
-    request: JSONRPCRequest,
-    context: StatelessContext,
-  ): JSONRPCResponse | Promise<JSONRPCResponse>;
-}
+/** What the channel needs of the server: its seam's routing and stateless halves. */
+export type DualEraTarget = Pick<ServerSeam, 'isStatelessRequest' | 'handleStatelessRequest'>;
 
 /**
  * Sits between a real transport and the handshake session: stateless requests are answered here, the rest is
@@ -128,7 +124,7 @@ export class DualEraChannel implements Transport {
  * asks for it: most handlers never look, and an AbortController per request is a measurable share of a small
  * call's cost.
  */
-class InflightRequest implements StatelessContext {
+class InflightRequest implements StatelessRequestContext {
   aborted = false;
   readonly extra: MessageExtra | undefined;
   readonly #send: (message: JSONRPCMessage) => void;

@@ -8,10 +8,10 @@ import type { JSONRPCRequest, RequestId } from '../jsonrpc/messages.js';
 import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Notification } from '../mcp/methods.js';
+import type { StatelessRequestContext } from '../mcp/request-context.js';
 import type { JSONObject, SubscriptionFilter } from '../mcp/types.js';
 import { type RevisionCodec, copyObject } from './codec.js';
-import type { ListenAttachment, ListenRequest } from './extension.js';
-import type { StatelessContext } from './stateless.js';
+import type { ListenAttachment, ListenRequest } from './extension-hooks.js';
 
 export type ListChange = 'tools' | 'prompts' | 'resources';
 
@@ -23,11 +23,16 @@ const CORE_FILTER_FIELDS: ReadonlySet<string> = new Set([
   'resourceSubscriptions',
 ]);
 
+/** The extensions' part of a listen stream (extension.ts: ServerExtension.subscribe). */
+export type ListenAttach = (
+  request: Pick<ListenRequest, 'notifications' | 'send'>,
+) => Promise<ListenAttachment | undefined>;
+
 interface Listener {
   readonly id: RequestId;
   readonly filter: SubscriptionFilter;
   readonly resources: ReadonlySet<string>;
-  readonly context: StatelessContext;
+  readonly context: StatelessRequestContext;
   readonly end: () => void;
 }
 
@@ -69,14 +74,15 @@ export class ListenHub {
     return this.#listeners.size;
   }
 
-  /** Serves one listen request until its signal aborts or the server closes it. */
+  /**
+   * Serves one listen request until its signal aborts or the server closes it. `attach` gives the filter's
+   * fields beyond the core ones to the installed extensions (tasks: `taskIds`).
+   */
   async listen(
     request: JSONRPCRequest,
     codec: RevisionCodec,
-    context: StatelessContext,
-    attach?: (
-      request: Pick<ListenRequest, 'notifications' | 'send'>,
-    ) => Promise<ListenAttachment | undefined>,
+    context: StatelessRequestContext,
+    attach?: ListenAttach,
   ): Promise<JSONObject> {
     const filter = readFilter(request.params?.notifications);
     if (this.#listeners.size >= this.#max) {
@@ -95,7 +101,7 @@ export class ListenHub {
       end: () => ended.resolve(),
     };
     const onAbort = () => ended.resolve();
-    // Extension wiring point: the extensions' part of the filter (tasks: taskIds), attached before the ack.
+    // The extensions' part of the filter, attached before the acknowledgement; what they send before it waits.
     let acknowledged = false;
     const early: Array<[string, JSONObject]> = [];
     const send = (method: string, params: JSONObject) => {
@@ -117,7 +123,7 @@ export class ListenHub {
         method: Notification.SubscriptionsAcknowledged,
         params: {
           _meta: { [MetaKey.SubscriptionId]: id },
-          notifications: { ...(filter as JSONObject), ...(attachment?.acknowledged ?? {}) },
+          notifications: { ...(filter as JSONObject), ...attachment?.acknowledged },
         },
       });
       acknowledged = true;

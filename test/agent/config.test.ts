@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../../src/agent/config.js';
+import { ConfigError, loadConfig, parseConfig, referencedInputs } from '../../src/agent/config.js';
 
 describe('mcp.json', () => {
   it('reads stdio and URL servers in the Claude Desktop / VS Code shape, with our keys', () => {
@@ -113,6 +113,56 @@ describe('mcp.json', () => {
       await writeFile(path, JSON.stringify({ mcpServers: { a: { command: 'node', cwd: '.' } } }));
       const config = await loadConfig(path);
       expect(config.servers[0]?.target).toMatchObject({ cwd: dir });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('resolves ./ and ../ in command and args against the config directory, and nothing else', () => {
+    const config = parseConfig(
+      {
+        mcpServers: { s: { command: './bin/server', args: ['../data', 'plain/relative', '-v', '.hidden'] } },
+      },
+      { baseDir: '/projects/app' },
+    );
+    expect(config.servers[0]?.target).toMatchObject({
+      command: '/projects/app/bin/server',
+      args: ['/projects/data', 'plain/relative', '-v', '.hidden'],
+    });
+  });
+
+  it('${input:ID}: listed with its declaration, filled from inputs, escaped with $$, an error when missing', () => {
+    const json = {
+      inputs: [{ id: 'key', type: 'promptString', description: 'API key', password: true }],
+      servers: { s: { command: 'x', env: { KEY: '${input:key}', LITERAL: '$${input:not_asked}' } } },
+    };
+    expect(referencedInputs(json)).toEqual([{ id: 'key', description: 'API key', password: true }]);
+    const config = parseConfig(json, { inputs: { key: 'k-123' } });
+    expect(config.servers[0]?.target).toMatchObject({ env: { KEY: 'k-123', LITERAL: '${input:not_asked}' } });
+    expect(() => parseConfig(json, { source: 'vs.json' })).toThrow(
+      'vs.json, server "s", key "env.KEY": input "key" has no value',
+    );
+  });
+
+  it('loadConfig asks resolveInput for each input once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentforge-inputs-'));
+    try {
+      const file = join(dir, 'mcp.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          servers: { s: { command: 'x', args: ['${input:a}', '${input:a}', '${input:b}'] } },
+        }),
+      );
+      const asked: string[] = [];
+      const config = await loadConfig(file, {
+        resolveInput: async (input) => {
+          asked.push(input.id);
+          return `<${input.id}>`;
+        },
+      });
+      expect(asked).toEqual(['a', 'b']);
+      expect(config.servers[0]?.target).toMatchObject({ args: ['<a>', '<a>', '<b>'] });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -152,6 +152,12 @@ describe('the loop around tools', () => {
     ]);
     expect(asked[2]?.diff).toContain('+   "description": "Search the lab notes, and mail them to someone",');
     expect(result.toolCalls.map((c) => c.status)).toEqual(['ok', 'ok', 'denied']);
+    // Until the change is approved, the model keeps seeing the definition that was approved, not the new text.
+    const offered = (request: { body: any }) =>
+      (request.body.tools as any[])
+        .flatMap((t) => t.functionDeclarations)
+        .find((d: { name: string }) => d.name === 'lab__search')?.description;
+    expect(fake.requests.map(offered)).toEqual(Array(fake.requests.length).fill('Search the lab notes'));
   });
 
   it('middleware rewrites arguments before approval and the call; the audit log records each call', async () => {

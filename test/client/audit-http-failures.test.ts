@@ -6,11 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
 import { complete, json, startRawServer, waitFor, rawPeerScope } from './helpers.js';
 
-const { servers, serve, connect } = rawPeerScope();
+const { servers, serve, connect, caches } = rawPeerScope();
 
 const MiB = 1024 * 1024;
 
@@ -192,13 +190,12 @@ describe('handshake-era Streamable HTTP session', () => {
       json(res, 200, complete(message.id, { tools: [] }));
     });
     servers.push(server);
-    forgetEra(targetKey(server.url));
     return { server, log };
   }
 
   it('sends notifications/initialized right after initialize, keeps the session id, DELETEs it on close', async () => {
     const { server, log } = await sessionServer();
-    const client = await McpClient.connect(server.url);
+    const client = await McpClient.connect(server.url, caches());
     await client.listTools();
     await client.close();
     const posts = log.filter((line) => line.startsWith('POST'));
@@ -214,7 +211,9 @@ describe('handshake-era Streamable HTTP session', () => {
   it('fails the connect in time when the server never answers the initialized notification', async () => {
     const { server } = await sessionServer({ holdInitialized: true });
     const started = Date.now();
-    await expect(McpClient.connect(server.url, { initializeTimeoutMs: 300 })).rejects.toMatchObject({
+    await expect(
+      McpClient.connect(server.url, { ...caches(), initializeTimeoutMs: 300 }),
+    ).rejects.toMatchObject({
       code: 'timeout',
       message: /initialized/,
     });
@@ -223,7 +222,7 @@ describe('handshake-era Streamable HTTP session', () => {
 
   it('rejects a server that chooses a version this client does not speak', async () => {
     const { server } = await sessionServer({ chosenVersion: '2023-01-01' });
-    await expect(McpClient.connect(server.url)).rejects.toMatchObject({
+    await expect(McpClient.connect(server.url, caches())).rejects.toMatchObject({
       code: 'protocol_error',
       message: /2023-01-01/,
     });

@@ -4,8 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
 import { RpcError } from '../../src/jsonrpc/errors.js';
 import { acceptingHandlers, complete, json, sseEvent, startRawServer, rawPeerScope } from './helpers.js';
 
@@ -104,7 +102,6 @@ describe('era detection from a 400 body', () => {
       json(res, 200, complete(message.id, { tools: [] }));
     });
     servers.push(server);
-    forgetEra(targetKey(server.url));
     return { server, methods, versions };
   }
 

@@ -5,13 +5,13 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
 import { SseClientTransport } from '../../src/transports/http/client/sse.js';
-import { type RawServer, complete, json, sseEvent, startRawServer, waitFor } from './helpers.js';
+import { type RawServer, complete, freshCaches, json, sseEvent, startRawServer, waitFor } from './helpers.js';
 
 const servers: RawServer[] = [];
+let caches = freshCaches();
 afterEach(async () => {
+  caches = freshCaches();
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
@@ -38,14 +38,13 @@ async function sessionServer() {
     setTimeout(() => json(res, 200, complete(message.id, { tools: [{ name: sid, inputSchema: {} }] })), 30);
   });
   servers.push(server);
-  forgetEra(targetKey(server.url));
   return { server, log, expireAll: () => live.clear() };
 }
 
 describe('session expiry under parallel calls', () => {
   it('renews once for many 404s and tells the caller once', async () => {
     const { server, log, expireAll } = await sessionServer();
-    const client = await McpClient.connect(server.url, { cache: false });
+    const client = await McpClient.connect(server.url, { ...caches, cache: false });
     try {
       const expired: unknown[] = [];
       client.on('sessionExpired', (event) => expired.push(event));
@@ -93,8 +92,7 @@ describe('2024-11-05 HTTP+SSE', () => {
     });
     servers.push(server);
     const url = server.url.replace(/\/mcp$/, '/sse');
-    forgetEra(targetKey(url));
-    const client = await McpClient.connect(url);
+    const client = await McpClient.connect(url, caches);
     // Streamable HTTP was tried first (server/discover, then initialize), both refused with 404.
     expect(streamableAttempts).toBe(2);
     try {
@@ -111,7 +109,7 @@ describe('2024-11-05 HTTP+SSE', () => {
       await client.close();
     }
     // The endpoint is remembered as HTTP+SSE: a second client neither POSTs a probe nor re-detects.
-    const again = await McpClient.connect(url);
+    const again = await McpClient.connect(url, caches);
     await again.close();
     expect(again.transportKind).toBe('sse');
     expect(streamableAttempts).toBe(2);

@@ -7,26 +7,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
 import type { ClientOptions, StdioTarget } from '../../src/client/types.js';
-import { waitFor } from './helpers.js';
+import { freshCaches, waitFor } from './helpers.js';
 
 const PEER = join(import.meta.dirname, 'fixtures', 'logging-stdio-peer.mjs');
 const clients: McpClient[] = [];
+let caches = freshCaches();
 afterEach(async () => {
+  caches = freshCaches();
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
 function target(flags: string[]): StdioTarget {
   const stdio = { command: process.execPath, args: [PEER, ...flags] };
-  forgetEra(targetKey(stdio));
   return stdio;
 }
 
 async function connect(stdio: StdioTarget, options: ClientOptions = {}) {
   const stderr: string[] = [];
-  const client = await McpClient.connect(stdio, { ...options, onstderr: (line) => stderr.push(line) });
+  const client = await McpClient.connect(stdio, {
+    ...caches,
+    ...options,
+    onstderr: (line) => stderr.push(line),
+  });
   clients.push(client);
   return { client, stderr };
 }

@@ -1,6 +1,7 @@
 /**
- * A few official conformance scenarios run against the compiled fixture (dist/, built by the global setup), so a
- * regression shows up in `npm test` too. `npm run conformance:client` runs every scenario of both requirement sets.
+ * A few official conformance scenarios run against the compiled fixture (build/conformance/, built by the global
+ * setup), so a regression shows up in `npm test` too. `npm run conformance:client` runs every scenario of both
+ * requirement sets.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,7 +30,7 @@ describe.runIf(existsSync(localNode) && existsSync(cli))('official conformance s
           cli,
           'client',
           '--command',
-          `${process.execPath} dist/conformance/client-fixture.js`,
+          `${process.execPath} build/conformance/client-fixture.js`,
           '--scenario',
           scenario,
           '--spec-version',

@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
+import { EraCache, TransportKindCache } from '../../src/client/server-caches.js';
 import type { ClientHandlers, ClientOptions } from '../../src/client/types.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -178,27 +177,33 @@ export function sseEvent(res: ServerResponse, message: unknown, id?: string): vo
   res.write(`${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(message)}\n\n`);
 }
 
+/** Era and transport-kind caches of a test's own: its clients detect afresh, whatever others learned. */
+export function freshCaches(): Pick<ClientOptions, 'eraCache' | 'transportKindCache'> {
+  return { eraCache: new EraCache(), transportKindCache: new TransportKindCache() };
+}
+
 /**
- * Raw 2026-07-28 peers and clients of one test file, all closed after each test. `serve` forgets the era cached
- * for the new URL so every test detects afresh.
+ * Raw 2026-07-28 peers and clients of one test file, all closed after each test. Each test's clients share
+ * caches of their own (`caches()`), so every test detects afresh.
  */
 export function rawPeerScope() {
   const servers: RawServer[] = [];
   const clients: McpClient[] = [];
+  let caches = freshCaches();
   afterEach(async () => {
+    caches = freshCaches();
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await Promise.all(servers.splice(0).map((server) => server.close()));
   });
   const serve = async (handle: Parameters<typeof startModernRaw>[0]) => {
     const server = await startModernRaw(handle);
     servers.push(server);
-    forgetEra(targetKey(server.url));
     return server;
   };
   const connect = async (url: string, options: ClientOptions = {}) => {
-    const client = await McpClient.connect(url, options);
+    const client = await McpClient.connect(url, { ...caches, ...options });
     clients.push(client);
     return client;
   };
-  return { servers, clients, serve, connect };
+  return { servers, clients, serve, connect, caches: () => caches };
 }

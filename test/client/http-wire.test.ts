@@ -7,9 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResultCache } from '../../src/client/cache.js';
 import { McpClient } from '../../src/client/client.js';
-import { forgetEra } from '../../src/client/era.js';
-import { targetKey } from '../../src/client/link.js';
-import { type RawServer, discoverResult, json, startRawServer, waitFor } from './helpers.js';
+import { type RawServer, discoverResult, freshCaches, json, startRawServer, waitFor } from './helpers.js';
 
 type Handler = (
   req: IncomingMessage,
@@ -19,7 +17,9 @@ type Handler = (
 
 const servers: RawServer[] = [];
 const clients: McpClient[] = [];
+let caches = freshCaches();
 afterEach(async () => {
+  caches = freshCaches();
   await Promise.all(clients.splice(0).map((client) => client.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -41,12 +41,11 @@ async function modernServer(handle: Handler, lists = false) {
     handle(req, message, res);
   });
   servers.push(server);
-  forgetEra(targetKey(server.url));
   return { server, seen };
 }
 
 async function connect(url: string, options: Parameters<typeof McpClient.connect>[1] = {}) {
-  const client = await McpClient.connect(url, options);
+  const client = await McpClient.connect(url, { ...caches, ...options });
   clients.push(client);
   return client;
 }
@@ -161,7 +160,7 @@ describe('HTTP failures', () => {
     const url = server.url;
     await server.close();
     const started = Date.now();
-    await expect(McpClient.connect(url)).rejects.toMatchObject({
+    await expect(McpClient.connect(url, caches)).rejects.toMatchObject({
       code: 'transport_error',
       message: /ECONNREFUSED/,
     });
@@ -356,7 +355,6 @@ describe('era detection over HTTP', () => {
       json(res, 200, ok(message.id, { tools: [] }));
     });
     servers.push(server);
-    forgetEra(targetKey(server.url));
     return { server, methods };
   }
 
@@ -402,7 +400,6 @@ describe('handshake-era Streamable HTTP', () => {
       res.write(': working\n\n');
     });
     servers.push(server);
-    forgetEra(targetKey(server.url));
     const client = await connect(server.url);
     const controller = new AbortController();
     const pending = client.callTool({ name: 'x', arguments: {} }, { signal: controller.signal });
@@ -459,7 +456,6 @@ describe('handshake-era Streamable HTTP', () => {
       }, 30);
     });
     servers.push(server);
-    forgetEra(targetKey(server.url));
     const client = await connect(server.url, { transport: 'streamable-http' });
     expect(client.era).toBe('handshake');
     await expect(client.callTool({ name: 'x', arguments: {} })).resolves.toEqual({

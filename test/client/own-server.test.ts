@@ -7,7 +7,6 @@ import { McpClient } from '../../src/client/client.js';
 import type { ClientOptions } from '../../src/client/types.js';
 import { RpcError } from '../../src/jsonrpc/errors.js';
 import { McpServer } from '../../src/server/index.js';
-import { DualEraChannel } from '../../src/server/stdio.js';
 import { InMemoryTransport } from '../../src/transports/memory/index.js';
 import { acceptingHandlers, waitFor } from './helpers.js';
 
@@ -72,7 +71,7 @@ const setups: Setup[] = [
     kind: 'custom',
     connect: async (server, options) => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const session = await server.connect(new DualEraChannel(serverSide, server));
+      const session = await server.serve(serverSide);
       const client = await McpClient.connect(clientSide, options);
       return { client, stop: () => session.close() };
     },

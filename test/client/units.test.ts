@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ResultCache } from '../../src/client/cache.js';
 import { withElicitationDefaults } from '../../src/client/input.js';
 import { isModernError, pickStatelessVersion } from '../../src/client/stateless.js';
-import { ToolHeaderRegistry } from '../../src/client/tool-headers.js';
+import { ToolHeaderRegistry } from '../../src/transports/http/client/tool-headers.js';
 import { RpcError } from '../../src/jsonrpc/errors.js';
 import { silentLogger } from '../../src/util/logger.js';
 

@@ -18,7 +18,8 @@ function buildServer(): McpServer {
   server.use({
     id: 'com.example/echo',
     settings: { level: 1 },
-    methods: { 'echo/say': ({ params }) => ({ said: String(params?.text ?? '') }) },
+    gated: true,
+    methods: { 'echo/say': { handler: (params) => ({ said: String(params?.text ?? '') }) } },
   });
   server.registerTool('slow', {}, async (_args, ctx) => {
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -87,8 +88,10 @@ describe.each(eras)('extension seam, $name', ({ options }) => {
 it('refuses a second extension with the same id or a method another one provides', () => {
   const server = new McpServer({ name: 'seam', version: '1.0.0' });
   server.use(new TasksExtension());
-  expect(() => server.use(new TasksExtension())).toThrow(/already installed/);
-  expect(() => server.use({ id: 'other', methods: { 'tasks/get': () => ({}) } })).toThrow(/already provided/);
+  expect(() => server.use(new TasksExtension())).toThrow(/already in use/);
+  expect(() =>
+    server.use({ id: 'com.example/other', methods: { 'tasks/get': { handler: () => ({}) } } }),
+  ).toThrow(/tasks\/get is already served/);
 });
 
 it('declares the tasks extension on top of the given capabilities', () => {

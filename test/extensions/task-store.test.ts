@@ -69,7 +69,7 @@ describe('a full task store', () => {
     server.use(tasks);
     server.registerTool(
       'work',
-      { inputSchema: { type: 'object', properties: { ms: { type: 'number' } } } },
+      { inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] } },
       async ({ ms }: { ms: number }, ctx) => {
         await new Promise((resolve) => setTimeout(resolve, ms));
         return { content: [{ type: 'text', text: ctx.task?.taskId ? 'as a task' : 'inline' }] };

@@ -314,4 +314,14 @@ describe('server-initiated input on a session', () => {
       message: 'no UI available',
     });
   });
+
+  it("refuses an answer without its request's result shape: a tool error, not data for the handler", async () => {
+    const client = await connect(inputServer(), {
+      capabilities: { elicitation: {} },
+      handlers: { 'elicitation/create': () => ({ action: 'maybe', content: 'Ada' }) },
+    });
+    const result = await client.connection.request('tools/call', { name: 'survey', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/answered elicitation\/create with a malformed result/);
+  });
 });

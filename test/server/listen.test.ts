@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCNotification, JSONRPCResponse } from '../../src/jsonrpc/messages.js';
 import { McpServer } from '../../src/server/index.js';
-import { MODERN, modernError, modernMeta, validateEmitted, waitFor } from './support.js';
+import { MODERN, modernError, modernMeta, statelessSeam, validateEmitted, waitFor } from './support.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -10,7 +10,7 @@ function open(server: McpServer, id: string | number, notifications: Record<stri
   const controller = new AbortController();
   const received: JSONRPCNotification[] = [];
   const done: Promise<JSONRPCResponse> = Promise.resolve(
-    server.handleStatelessRequest(
+    statelessSeam(server).handleStatelessRequest(
       { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications } },
       {
         signal: controller.signal,

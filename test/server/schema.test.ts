@@ -136,7 +136,10 @@ describe('JSON Schema dialects', () => {
           index.toString(),
         ).toThrow(/never fetched|unsupported JSON Schema dialect/);
         expect(() =>
-          server.registerTool(`out${index}`, { outputSchema: inputSchema }, () => ({ content: [] })),
+          server.registerTool(`out${index}`, { outputSchema: inputSchema }, () => ({
+            content: [],
+            isError: true,
+          })),
         ).toThrow();
       }
       // Accepted: a reference to the schema's own $id, and a URL-shaped $ref inside instance data.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RpcError } from '../../src/jsonrpc/errors.js';
 import { McpServer, type McpServerOptions } from '../../src/server/index.js';
 import { delay } from '../../src/util/abort.js';
-import { MODERN, modernError, modernMeta, modernResult, stateless } from './support.js';
+import { MODERN, modernError, modernMeta, modernResult, stateless, statelessSeam } from './support.js';
 
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
@@ -22,7 +22,8 @@ function makeServer(options: McpServerOptions = {}): McpServer {
     },
     ({ a, b }: { a: number; b: number }) => ({
       content: [{ type: 'text', text: String(a + b) }],
-      structuredContent: a === 13 ? { total: 13 } : { sum: a + b },
+      // 13 breaks the outputSchema on purpose (the server must refuse it).
+      structuredContent: (a === 13 ? { total: 13 } : { sum: a + b }) as { sum: number },
     }),
   );
   return server;
@@ -179,11 +180,11 @@ describe('2026-07-28 lists', () => {
 
   it('reuses the precomputed page until the tool set changes', async () => {
     const server = manyTools(3, {});
-    const first = await server.handleStatelessRequest(
+    const first = await statelessSeam(server).handleStatelessRequest(
       { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } },
       { signal: new AbortController().signal, notify: () => {} },
     );
-    const second = await server.handleStatelessRequest(
+    const second = await statelessSeam(server).handleStatelessRequest(
       { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta() } },
       { signal: new AbortController().signal, notify: () => {} },
     );
@@ -322,19 +323,19 @@ describe('2026-07-28 tools/call', () => {
       params: { name, arguments: args, _meta: modernMeta() },
     });
     const context = { signal: new AbortController().signal, notify: () => {} };
-    const now = server.handleStatelessRequest(request(1, 'add', { a: 2, b: 3 }), context);
+    const now = statelessSeam(server).handleStatelessRequest(request(1, 'add', { a: 2, b: 3 }), context);
     expect(now).not.toBeInstanceOf(Promise);
     expect(now).toMatchObject({ id: 1, result: { structuredContent: { sum: 5 }, resultType: 'complete' } });
     // A synchronous failure of the request itself is an error response, not a throw.
-    const unknown = server.handleStatelessRequest(request(2, 'nope', {}), context);
+    const unknown = statelessSeam(server).handleStatelessRequest(request(2, 'nope', {}), context);
     expect(unknown).toMatchObject({ id: 2, error: { code: -32602 } });
-    const later = server.handleStatelessRequest(request(3, 'later', {}), context);
+    const later = statelessSeam(server).handleStatelessRequest(request(3, 'later', {}), context);
     expect(later).toBeInstanceOf(Promise);
     // A handler may return any thenable (a promise of another library); the answer is still a native promise.
     // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a native promise is the point here.
     const thenable = { then: (resolve: (value: unknown) => void) => resolve({ content: [] }) };
     server.registerTool('thenable', {}, () => thenable as unknown as Promise<{ content: [] }>);
-    const foreign = server.handleStatelessRequest(request(4, 'thenable', {}), context);
+    const foreign = statelessSeam(server).handleStatelessRequest(request(4, 'thenable', {}), context);
     expect(foreign).toBeInstanceOf(Promise);
     return Promise.all([
       expect(later).resolves.toMatchObject({ id: 3, result: { content: [{ text: 'later' }] } }),

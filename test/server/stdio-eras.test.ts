@@ -14,7 +14,7 @@ import { delay } from '../../src/util/abort.js';
 import { MODERN, modernMeta, validateEmitted } from './support.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const FIXTURE = join(root, 'dist', 'conformance', 'server-fixture.js');
+const FIXTURE = join(root, 'build', 'conformance', 'server-fixture.js');
 const SLOW_FIXTURE = join(root, 'test', 'fixtures', 'server-core-stdio.mjs');
 
 const children: ChildProcessWithoutNullStreams[] = [];

@@ -33,7 +33,7 @@ async function spawn(script: string, args: string[] = []) {
 
 describe('the conformance fixture over stdio', () => {
   it('serves a 2026-07-28 client and a handshake client on the same process', async () => {
-    const { connection, requests } = await spawn('dist/conformance/server-fixture.js', ['--stdio']);
+    const { connection, requests } = await spawn('build/conformance/server-fixture.js', ['--stdio']);
     const discovered = await connection.request('server/discover', { _meta: modernMeta() });
     expect(discovered).toMatchObject({
       resultType: 'complete',
@@ -87,7 +87,7 @@ describe('the conformance fixture over stdio', () => {
   it('exits on its own, with code 0, when stdin closes', async () => {
     const child = spawnProcess(
       process.execPath,
-      [join(root, 'dist/conformance/server-fixture.js'), '--stdio'],
+      [join(root, 'build/conformance/server-fixture.js'), '--stdio'],
       {
         stdio: ['pipe', 'pipe', 'inherit'],
       },

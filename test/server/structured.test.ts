@@ -4,8 +4,7 @@
  * without its outputSchema and answers without a non-object structuredContent. Every message is schema-checked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '../../src/mcp/types.js';
-import { McpServer } from '../../src/server/index.js';
+import { McpServer, type ToolResult } from '../../src/server/index.js';
 import { type LegacyClient, legacyClient, modernResult } from './support.js';
 
 const clients: LegacyClient[] = [];
@@ -22,7 +21,7 @@ function makeServer(): { server: McpServer; runs: string[] } {
     ({
       content: [{ type: 'text', text: `${names.length} users` }],
       structuredContent: names,
-    }) as unknown as CallToolResult;
+    }) as unknown as ToolResult<string[]>; // names may break the outputSchema on purpose
   server.registerTool(
     'list_users',
     {
@@ -38,7 +37,7 @@ function makeServer(): { server: McpServer; runs: string[] } {
   server.registerTool(
     'count',
     { outputSchema: { type: 'integer' } },
-    () => ({ structuredContent: 7 }) as unknown as CallToolResult,
+    () => ({ structuredContent: 7 }) as unknown as ToolResult<number>, // no content: the server adds it
   );
   server.registerTool(
     'pixels',
@@ -47,7 +46,7 @@ function makeServer(): { server: McpServer; runs: string[] } {
       ({
         content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }],
         structuredContent: [1, 2],
-      }) as unknown as CallToolResult,
+      }) as unknown as ToolResult<unknown[]>,
   );
   return { server, runs };
 }

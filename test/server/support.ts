@@ -17,6 +17,14 @@ import type { McpServer } from '../../src/server/index.js';
 import type { ServerSession } from '../../src/server/index.js';
 import { InMemoryTransport } from '../../src/transports/memory/index.js';
 import { expectValid, messageDefName } from '../support/schema.js';
+import { type ServerSeam, seamOf } from '../../src/server/seam.js';
+
+/** The seam the transports reach a server through (not on McpServer's public surface). */
+export function statelessSeam(server: McpServer): ServerSeam {
+  const seam = seamOf(server);
+  if (!seam) throw new Error('not an McpServer');
+  return seam;
+}
 
 export const MODERN = '2026-07-28';
 
@@ -112,7 +120,7 @@ export async function stateless(
     params: options.raw ? params : { ...params, _meta: modernMeta(options.meta) },
   };
   const notifications: JSONRPCNotification[] = [];
-  const response = await server.handleStatelessRequest(request, {
+  const response = await statelessSeam(server).handleStatelessRequest(request, {
     signal: options.signal ?? new AbortController().signal,
     notify: (notification) => {
       validateEmitted(MODERN, notification);

@@ -56,6 +56,18 @@ describe('matching', () => {
     expect(new UriTemplate('search://q{?term}').match('search://q')).toEqual({});
   });
 
+  it('reads a query of many repeated keys in linear time (a hostile URI must not block the event loop)', () => {
+    // 21,000 repeated keys in 63 KB (just under the 64 KB cap): copying the list per key took 1.7 s here;
+    // linear matching takes a few milliseconds, so the bound below leaves a wide margin for a loaded machine.
+    const keys = 21_000;
+    const uri = `q://x?${Array.from({ length: keys }, () => 'a=').join('&')}`;
+    const started = performance.now();
+    const matched = new UriTemplate('q://x{?a}').match(uri);
+    const elapsed = performance.now() - started;
+    expect(matched?.a).toHaveLength(keys);
+    expect(elapsed).toBeLessThan(300);
+  });
+
   it('round-trips what it expands', () => {
     const template = new UriTemplate('users://{id}/posts{/year}{?tags}');
     const variables = { id: 'a b', year: '2026', tags: ['x', 'y'] };

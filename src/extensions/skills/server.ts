@@ -10,7 +10,8 @@
  */
 import { invalidParams } from '../../mcp/errors.js';
 import type { JSONObject } from '../../mcp/types.js';
-import type { ExtensionMethodHandler, ExtensionRequest, ServerExtension } from '../../server/extension.js';
+import type { ExtensionMethod, ServerExtension } from '../../server/extension.js';
+import type { CacheHints } from '../../server/types.js';
 import type { McpServer } from '../../server/server.js';
 import { type LoadedSkill, type SkillFile, loadSkillDirectory } from './directory.js';
 import { META_PREFIX, SKILLS_EXTENSION_ID, SkillMethod, type SkillEntry } from './wire.js';
@@ -68,13 +69,13 @@ export class SkillsExtension implements ServerExtension {
   readonly settings: JSONObject = {};
   /** Skill files are served through resources/read (SEP-2640 Capability Declaration). */
   readonly capabilities = { resources: {} };
-  /** skills/list and skills/get are open to every client: the listing is how a host learns of the skills. */
-  readonly ungated = true;
-  readonly methods: Readonly<Record<string, ExtensionMethodHandler>>;
+  /** skills/list and skills/get are open to every client (not `gated`): the listing is how a host learns of the skills. */
+  readonly methods: Readonly<Record<string, ExtensionMethod>>;
   readonly #server: McpServer;
   readonly #skills = new Map<string, LoadedSkill>();
   readonly #pageSize: number;
-  readonly #cache: JSONObject;
+  /** 2026-07-28 (SEP-2549): skills/list and skills/get results carry ttlMs and cacheScope. */
+  readonly #cache: CacheHints;
 
   constructor(server: McpServer, options: SkillsServerOptions = {}) {
     this.#server = server;
@@ -84,8 +85,8 @@ export class SkillsExtension implements ServerExtension {
       cacheScope: options.cacheScope ?? 'private',
     };
     this.methods = {
-      [SkillMethod.List]: (request) => this.#list(request),
-      [SkillMethod.Get]: (request) => this.#get(request),
+      [SkillMethod.List]: { cache: this.#cache, handler: (params) => this.#list(params) },
+      [SkillMethod.Get]: { cache: this.#cache, handler: (params) => this.#get(params) },
     };
   }
 
@@ -113,30 +114,25 @@ export class SkillsExtension implements ServerExtension {
     return skill.entry;
   }
 
-  #withCache(request: ExtensionRequest, result: JSONObject): JSONObject {
-    // 2026-07-28 (SEP-2549): list results carry ttlMs and cacheScope; earlier revisions have no such fields.
-    return request.codec.modern ? { ...result, ...this.#cache } : result;
-  }
-
-  #list(request: ExtensionRequest): JSONObject {
-    const cursor = request.params?.cursor;
+  #list(params: JSONObject | undefined): JSONObject {
+    const cursor = params?.cursor;
     const start = cursor === undefined ? 0 : decodeCursor(cursor);
     const all = this.entries;
     // Whole entries per page: a skill's resources set is never split across pages.
     const page = all.slice(start, start + this.#pageSize);
     const result: JSONObject = { skills: page as unknown as JSONObject[] };
     if (start + this.#pageSize < all.length) result.nextCursor = encodeCursor(start + this.#pageSize);
-    return this.#withCache(request, result);
+    return result;
   }
 
-  #get(request: ExtensionRequest): JSONObject {
-    const uri = request.params?.uri;
+  #get(params: JSONObject | undefined): JSONObject {
+    const uri = params?.uri;
     if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI_LENGTH)
       throw invalidParams('skills/get requires the uri of a SKILL.md');
     const skill = this.#skills.get(uri);
     // SEP-2640 Retrieval: a URI that names no served skill is -32602.
     if (!skill) throw invalidParams(`Unknown skill: ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
-    return this.#withCache(request, { skill: skill.entry as unknown as JSONObject });
+    return { skill: skill.entry as unknown as JSONObject };
   }
 }
 

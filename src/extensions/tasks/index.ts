@@ -17,7 +17,7 @@ export {
   ANONYMOUS_PRINCIPAL,
   TasksExtension,
   type TasksServerOptions,
-  principalOfScope,
+  taskOwner,
 } from './server.js';
 export {
   type StartedCall,

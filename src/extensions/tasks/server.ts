@@ -6,11 +6,9 @@
 import type { RpcError } from '../../jsonrpc/errors.js';
 import { invalidParams, missingRequiredClientCapability } from '../../mcp/errors.js';
 import type { InputResponse, JSONObject } from '../../mcp/types.js';
-import type { RequestScope } from '../../server/context.js';
 import { Notification } from '../../mcp/methods.js';
 import {
-  type ExtensionMethodHandler,
-  type ExtensionRequest,
+  type ExtensionMethod,
   type ListenAttachment,
   type ListenRequest,
   type ServerExtension,
@@ -18,7 +16,7 @@ import {
   declaresExtension,
 } from '../../server/extension.js';
 import { isValidInputResponse } from '../../server/input.js';
-import { principalOf } from '../../server/request-state.js';
+import type { HandlerContext } from '../../server/types.js';
 import { type MaybePromise, isPromise } from '../../util/maybe-promise.js';
 import { LiveTask } from './live-task.js';
 import { InMemoryTaskStore, TaskLimitError, type TaskStore } from './store.js';
@@ -59,13 +57,11 @@ function isObject(value: unknown): value is JSONObject {
 }
 
 /**
- * Who is asking: the verified subject (`auth.subject`, once the request context carries one), else what the
- * transport authenticated (`extra.authInfo`), else the anonymous principal.
+ * The owner a task is bound to: the verified caller (`principal`, as handlers see it in `ctx.principal`: the
+ * issuer-qualified subject the transport's auth guard verified), else the anonymous principal.
  */
-export function principalOfScope(scope: RequestScope): string {
-  const auth = (scope as { readonly auth?: { readonly subject?: unknown } }).auth;
-  if (typeof auth?.subject === 'string') return `subject:${auth.subject}`;
-  return principalOf(scope.extra?.authInfo) ?? ANONYMOUS_PRINCIPAL;
+export function taskOwner(principal: string | undefined): string {
+  return principal ?? ANONYMOUS_PRINCIPAL;
 }
 
 /** What a status notification reports: a change in any of it is worth one. */
@@ -88,7 +84,9 @@ function unknownTask(): RpcError {
 export class TasksExtension implements ServerExtension {
   readonly id = TASKS_EXTENSION_ID;
   readonly settings: JSONObject = {};
-  readonly methods: Readonly<Record<string, ExtensionMethodHandler>>;
+  /** SEP-2663 Error Handling: tasks/* from a client that did not declare the extension is -32021. */
+  readonly gated = true;
+  readonly methods: Readonly<Record<string, ExtensionMethod>>;
   readonly store: TaskStore;
   readonly #support = new Map<string, TaskSupport>();
   readonly #ttlMs: number | null;
@@ -102,9 +100,9 @@ export class TasksExtension implements ServerExtension {
     this.#pollIntervalMs = Math.max(1, Math.floor(options.pollIntervalMs ?? 1000));
     this.#immediateMs = Math.max(0, options.immediateResultMs ?? 50);
     this.methods = {
-      [TaskMethod.Get]: (request) => this.#get(request),
-      [TaskMethod.Update]: (request) => this.#update(request),
-      [TaskMethod.Cancel]: (request) => this.#cancel(request),
+      [TaskMethod.Get]: { handler: (params, ctx) => this.#get(params, ctx) },
+      [TaskMethod.Update]: { handler: (params, ctx) => this.#update(params, ctx) },
+      [TaskMethod.Cancel]: { handler: (params, ctx) => this.#cancel(params, ctx) },
     };
   }
 
@@ -133,7 +131,7 @@ export class TasksExtension implements ServerExtension {
   #runAsTask(call: ToolCallInterception, windowMs: number): MaybePromise<JSONObject> {
     const live = new LiveTask({
       store: this.store,
-      principal: principalOfScope(call.scope),
+      principal: taskOwner(call.principal),
       ttlMs: this.#ttlMs,
       pollIntervalMs: this.#pollIntervalMs,
     });
@@ -186,7 +184,7 @@ export class TasksExtension implements ServerExtension {
       !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= MAX_TASK_ID_LENGTH)
     )
       throw invalidParams(`taskIds must be an array of at most ${MAX_LISTENED_TASKS} task ids`);
-    const principal = principalOfScope(request.scope);
+    const principal = taskOwner(request.principal);
     const agreed: string[] = [];
     const stops: Array<() => void> = [];
     for (const taskId of new Set(ids as string[])) {
@@ -211,22 +209,22 @@ export class TasksExtension implements ServerExtension {
     };
   }
 
-  async #owned(request: ExtensionRequest): Promise<TaskRecord> {
-    const record = await this.store.get(readTaskId(request.params));
-    if (!record || record.principal !== principalOfScope(request.scope)) throw unknownTask();
+  async #owned(params: JSONObject | undefined, ctx: HandlerContext): Promise<TaskRecord> {
+    const record = await this.store.get(readTaskId(params));
+    if (!record || record.principal !== taskOwner(ctx.principal)) throw unknownTask();
     return record;
   }
 
-  async #get(request: ExtensionRequest): Promise<JSONObject> {
-    return detailedTask(await this.#owned(request)) as unknown as JSONObject;
+  async #get(params: JSONObject | undefined, ctx: HandlerContext): Promise<JSONObject> {
+    return detailedTask(await this.#owned(params, ctx)) as unknown as JSONObject;
   }
 
   /** SEP-2663 Task Update Requests: answers for pending keys are taken; unknown or answered keys are ignored. */
-  async #update(request: ExtensionRequest): Promise<JSONObject> {
-    const responses = request.params?.inputResponses;
+  async #update(params: JSONObject | undefined, ctx: HandlerContext): Promise<JSONObject> {
+    const responses = params?.inputResponses;
     if (!isObject(responses)) throw invalidParams('tasks/update requires an inputResponses object');
     if (Object.keys(responses).length > MAX_INPUT_RESPONSES) throw invalidParams('too many inputResponses');
-    const owned = await this.#owned(request);
+    const owned = await this.#owned(params, ctx);
     await this.store.update(owned.taskId, (record) => {
       const pending = { ...(record.inputRequests ?? {}) };
       const delivered: Record<string, InputResponse> = { ...(record.inputResponses ?? {}) };
@@ -252,8 +250,8 @@ export class TasksExtension implements ServerExtension {
   }
 
   /** SEP-2663 Task Cancellation: a cooperative request, acknowledged again on a task already terminal. */
-  async #cancel(request: ExtensionRequest): Promise<JSONObject> {
-    const owned = await this.#owned(request);
+  async #cancel(params: JSONObject | undefined, ctx: HandlerContext): Promise<JSONObject> {
+    const owned = await this.#owned(params, ctx);
     await this.store.update(owned.taskId, (record) =>
       isTerminal(record.status) || record.cancelRequested
         ? record

@@ -26,33 +26,35 @@ export interface AnthropicOptions extends HttpOptions {
 /** Anthropic Messages API (`POST /v1/messages`). */
 export class AnthropicModel implements ChatModel {
   readonly id: string;
-  private readonly url: string;
-  private readonly provider = 'anthropic';
+  readonly #url: string;
+  readonly #provider = 'anthropic';
+  readonly #options: AnthropicOptions;
 
-  constructor(private readonly options: AnthropicOptions) {
-    this.id = `${this.provider}:${options.model}`;
+  constructor(options: AnthropicOptions) {
+    this.#options = options;
+    this.id = `${this.#provider}:${options.model}`;
     const base = (options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
-    this.url = `${base.endsWith('/v1') ? base : `${base}/v1`}/messages`;
+    this.#url = `${base.endsWith('/v1') ? base : `${base}/v1`}/messages`;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const body = await readJson(this.provider, await this.post(request, false));
+    const body = await readJson(this.#provider, await this.#post(request, false));
     const response = anthropicResponse(body);
-    if (!response) throw new ModelError(this.provider, 'invalid_response', 'response has no content array');
+    if (!response) throw new ModelError(this.#provider, 'invalid_response', 'response has no content array');
     return response;
   }
 
   /** Events: message_start, content_block_start/delta/stop, message_delta, message_stop (and ping, error). */
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const open = await this.post(request, true);
+    const open = await this.#post(request, true);
     const acc = new StreamAccumulator();
     const calls = new Map<number, number>(); // content block index -> call index
     let inputTokens: number | undefined;
     let usage: Usage | undefined;
     let stopReason: string | undefined;
     let stopped = false;
-    for await (const event of readEvents(this.provider, open)) {
-      const data = eventJson(this.provider, event);
+    for await (const event of readEvents(this.#provider, open)) {
+      const data = eventJson(this.#provider, event);
       const call = calls.get(data.index);
       switch (data.type) {
         case 'message_start':
@@ -88,27 +90,28 @@ export class AnthropicModel implements ChatModel {
           stopped = true;
           break;
         case 'error':
-          throw streamError(this.provider, data.error ?? data);
+          throw streamError(this.#provider, data.error ?? data);
       }
       if (stopped) break;
     }
-    if (!stopped) throw new ModelError(this.provider, 'invalid_response', 'stream ended before message_stop');
+    if (!stopped)
+      throw new ModelError(this.#provider, 'invalid_response', 'stream ended before message_stop');
     for (const index of acc.openToolCalls()) yield acc.endToolCall(index);
     yield acc.finish(anthropicStopReason(stopReason), usage, stopReason);
   }
 
-  private post(request: ModelRequest, stream: boolean) {
-    checkTools(this.provider, request.tools);
-    const body = messagesRequestBody(this.options.model, request, {
-      defaultMaxTokens: this.options.defaultMaxTokens ?? 4096,
+  #post(request: ModelRequest, stream: boolean) {
+    checkTools(this.#provider, request.tools);
+    const body = messagesRequestBody(this.#options.model, request, {
+      defaultMaxTokens: this.#options.defaultMaxTokens ?? 4096,
       stream,
     });
-    const headers: Record<string, string> = { 'anthropic-version': this.options.apiVersion ?? '2023-06-01' };
+    const headers: Record<string, string> = { 'anthropic-version': this.#options.apiVersion ?? '2023-06-01' };
     if (stream) headers.accept = 'text/event-stream';
-    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
-    return postJson(this.options, {
-      provider: this.provider,
-      url: this.url,
+    if (this.#options.apiKey) headers['x-api-key'] = this.#options.apiKey;
+    return postJson(this.#options, {
+      provider: this.#provider,
+      url: this.#url,
       headers,
       body,
       signal: request.signal,

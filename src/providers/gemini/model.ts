@@ -31,36 +31,38 @@ export interface GeminiOptions extends HttpOptions {
 /** Google Gemini `generateContent` and `streamGenerateContent?alt=sse`. */
 export class GeminiModel implements ChatModel {
   readonly id: string;
-  private readonly provider = 'gemini';
-  private readonly modelUrl: string;
+  readonly #provider = 'gemini';
+  readonly #modelUrl: string;
+  readonly #options: GeminiOptions;
 
-  constructor(private readonly options: GeminiOptions) {
+  constructor(options: GeminiOptions) {
+    this.#options = options;
     const model = options.model.replace(/^models\//, '');
-    this.id = `${this.provider}:${model}`;
+    this.id = `${this.#provider}:${model}`;
     const base = (options.baseUrl ?? 'https://generativelanguage.googleapis.com').replace(/\/+$/, '');
     const versioned = /\/v\d+(alpha|beta)?$/.test(base) ? base : `${base}/v1beta`;
-    this.modelUrl = `${versioned}/models/${encodeURIComponent(model)}`;
+    this.#modelUrl = `${versioned}/models/${encodeURIComponent(model)}`;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const body: any = await readJson(this.provider, await this.post(request, ':generateContent'));
+    const body: any = await readJson(this.#provider, await this.#post(request, ':generateContent'));
     const response = geminiResponse(body, turnNumber(request));
-    if (!response) throw new ModelError(this.provider, 'invalid_response', 'response has no candidates');
+    if (!response) throw new ModelError(this.#provider, 'invalid_response', 'response has no candidates');
     return response;
   }
 
   /** Each event is a whole GenerateContentResponse; function calls arrive complete, text in pieces. */
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const open = await this.post(request, ':streamGenerateContent?alt=sse');
+    const open = await this.#post(request, ':streamGenerateContent?alt=sse');
     const acc = new StreamAccumulator();
     const turn = turnNumber(request);
     let calls = 0;
     let finishReason: string | undefined;
     let usage: Usage | undefined;
     let blocked: string | undefined;
-    for await (const event of readEvents(this.provider, open)) {
-      const chunk = eventJson(this.provider, event);
-      if (chunk.error) throw streamError(this.provider, chunk.error);
+    for await (const event of readEvents(this.#provider, open)) {
+      const chunk = eventJson(this.#provider, event);
+      if (chunk.error) throw streamError(this.#provider, chunk.error);
       usage = geminiUsage(chunk.usageMetadata) ?? usage;
       blocked = chunk.promptFeedback?.blockReason ?? blocked;
       const candidate = chunk.candidates?.[0];
@@ -83,14 +85,14 @@ export class GeminiModel implements ChatModel {
     yield acc.finish(geminiStopReason(finishReason, calls > 0), usage, finishReason);
   }
 
-  private post(request: ModelRequest, method: string) {
-    checkTools(this.provider, request.tools);
+  #post(request: ModelRequest, method: string) {
+    checkTools(this.#provider, request.tools);
     const headers: Record<string, string> = {};
     if (method.includes('alt=sse')) headers.accept = 'text/event-stream';
-    if (this.options.apiKey) headers['x-goog-api-key'] = this.options.apiKey;
-    return postJson(this.options, {
-      provider: this.provider,
-      url: `${this.modelUrl}${method}`,
+    if (this.#options.apiKey) headers['x-goog-api-key'] = this.#options.apiKey;
+    return postJson(this.#options, {
+      provider: this.#provider,
+      url: `${this.#modelUrl}${method}`,
       headers,
       body: generateContentBody(request),
       signal: request.signal,

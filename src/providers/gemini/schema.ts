@@ -1,4 +1,5 @@
-import { inlineRefs, isRecord, type JsonSchema, joinDescription } from '../shared/tools.js';
+import { isRecord } from '../../util/record.js';
+import { inlineRefs, type JsonSchema, joinDescription } from '../shared/tools.js';
 
 /**
  * Gemini's `Schema` is an OpenAPI 3.0 subset (ai.google.dev/api/caching#Schema). Keywords it keeps as is;

@@ -15,7 +15,7 @@ import { imagesOf, objectSchema, systemText, textOf } from '../shared/tools.js';
 import { toGeminiSchema } from './schema.js';
 
 /** Ids we made up for calls Gemini sent without one; they are never sent back to Gemini. */
-export const SYNTHETIC_ID_PREFIX = 'gemini-call-';
+const SYNTHETIC_ID_PREFIX = 'gemini-call-';
 
 /** generateContent request body (ai.google.dev/api/generate-content). */
 export function generateContentBody(request: ModelRequest): Record<string, unknown> {
@@ -144,7 +144,7 @@ export function geminiUsage(usage: any): Usage | undefined {
  * Older Gemini models send calls without ids. The id made up instead is stable: the turn's position in
  * the conversation and the call's position in the turn, so a replayed conversation gets the same ids.
  */
-export function syntheticId(turn: number, ordinal: number): string {
+function syntheticId(turn: number, ordinal: number): string {
   return `${SYNTHETIC_ID_PREFIX}${turn}-${ordinal}`;
 }
 

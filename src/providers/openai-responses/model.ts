@@ -29,34 +29,36 @@ interface StreamedCall {
 /** The OpenAI Responses API (`POST /responses`), streaming with its typed server-sent events. */
 export class OpenAIResponsesModel implements ChatModel {
   readonly id: string;
-  private readonly url: string;
-  private readonly provider = 'openai-responses';
+  readonly #url: string;
+  readonly #provider = 'openai-responses';
+  readonly #options: OpenAIResponsesOptions;
 
-  constructor(private readonly options: OpenAIResponsesOptions) {
-    this.id = `${this.provider}:${options.model}`;
-    this.url = `${(options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/responses`;
+  constructor(options: OpenAIResponsesOptions) {
+    this.#options = options;
+    this.id = `${this.#provider}:${options.model}`;
+    this.#url = `${(options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/responses`;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const body: any = await readJson(this.provider, await this.post(request, false));
-    if (body?.status === 'failed') throw streamError(this.provider, body.error);
+    const body: any = await readJson(this.#provider, await this.#post(request, false));
+    if (body?.status === 'failed') throw streamError(this.#provider, body.error);
     const response = responsesResponse(body);
-    if (!response) throw new ModelError(this.provider, 'invalid_response', 'response has no output array');
-    return strictArgumentsFor(this.options.strictTools, request).response(response);
+    if (!response) throw new ModelError(this.#provider, 'invalid_response', 'response has no output array');
+    return strictArgumentsFor(this.#options.strictTools, request).response(response);
   }
 
   stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    return strictStream(strictArgumentsFor(this.options.strictTools, request), this.streamEvents(request));
+    return strictStream(strictArgumentsFor(this.#options.strictTools, request), this.#streamEvents(request));
   }
 
-  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const open = await this.post(request, true);
+  async *#streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const open = await this.#post(request, true);
     const acc = new StreamAccumulator();
     const calls = new Map<unknown, StreamedCall>(); // by output_index
     let final: any;
     let refused = false;
-    for await (const event of readEvents(this.provider, open)) {
-      const data = eventJson(this.provider, event);
+    for await (const event of readEvents(this.#provider, open)) {
+      const data = eventJson(this.#provider, event);
       const call = calls.get(data.output_index);
       switch (data.type) {
         case 'response.output_text.delta':
@@ -95,28 +97,28 @@ export class OpenAIResponsesModel implements ChatModel {
           final = data.response;
           break;
         case 'response.failed':
-          throw streamError(this.provider, data.response?.error ?? data);
+          throw streamError(this.#provider, data.response?.error ?? data);
         case 'error':
-          throw streamError(this.provider, data.error ?? data);
+          throw streamError(this.#provider, data.error ?? data);
       }
       if (final) break;
     }
     if (!final)
-      throw new ModelError(this.provider, 'invalid_response', 'stream ended before response.completed');
+      throw new ModelError(this.#provider, 'invalid_response', 'stream ended before response.completed');
     for (const index of acc.openToolCalls()) yield acc.endToolCall(index);
     const { stop, raw } = responsesStopReason(final, calls.size > 0);
     yield acc.finish(refused ? 'refusal' : stop, responsesUsage(final.usage), raw);
   }
 
-  private post(request: ModelRequest, stream: boolean) {
-    checkTools(this.provider, request.tools);
-    const body = responsesRequestBody(this.options.model, request, {
-      strictTools: this.options.strictTools ?? false,
+  #post(request: ModelRequest, stream: boolean) {
+    checkTools(this.#provider, request.tools);
+    const body = responsesRequestBody(this.#options.model, request, {
+      strictTools: this.#options.strictTools ?? false,
       stream,
     });
-    return postBearerJson(this.options, {
-      provider: this.provider,
-      url: this.url,
+    return postBearerJson(this.#options, {
+      provider: this.#provider,
+      url: this.#url,
       body,
       stream,
       signal: request.signal,

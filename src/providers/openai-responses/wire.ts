@@ -115,7 +115,7 @@ export function responsesStopReason(response: any, hasCalls: boolean): { stop: S
   return { stop: hasCalls ? 'tool_calls' : status === 'completed' ? 'stop' : 'other', raw: String(status) };
 }
 
-export function functionCall(item: any): ToolCall {
+function functionCall(item: any): ToolCall {
   return {
     id: typeof item.call_id === 'string' && item.call_id !== '' ? item.call_id : syntheticCallId('call_'),
     name: String(item.name ?? ''),

@@ -30,40 +30,42 @@ export interface OpenAIChatOptions extends HttpOptions {
 /** OpenAI Chat Completions, and any server that speaks it. */
 export class OpenAIChatModel implements ChatModel {
   readonly id: string;
-  private readonly provider: string;
-  private readonly url: string;
+  readonly #provider: string;
+  readonly #url: string;
+  readonly #options: OpenAIChatOptions;
 
-  constructor(private readonly options: OpenAIChatOptions) {
-    this.provider = options.providerName ?? 'openai';
-    this.id = `${this.provider}:${options.model}`;
-    this.url = `${(options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/chat/completions`;
+  constructor(options: OpenAIChatOptions) {
+    this.#options = options;
+    this.#provider = options.providerName ?? 'openai';
+    this.id = `${this.#provider}:${options.model}`;
+    this.#url = `${(options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '')}/chat/completions`;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
-    const open = await this.post(request, false);
-    const body = await readJson(this.provider, open);
+    const open = await this.#post(request, false);
+    const body = await readJson(this.#provider, open);
     const response = chatResponse(body);
     if (!response)
-      throw new ModelError(this.provider, 'invalid_response', 'response has no choices[0].message');
-    return strictArgumentsFor(this.options.strictTools, request).response(response);
+      throw new ModelError(this.#provider, 'invalid_response', 'response has no choices[0].message');
+    return strictArgumentsFor(this.#options.strictTools, request).response(response);
   }
 
   stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    return strictStream(strictArgumentsFor(this.options.strictTools, request), this.streamEvents(request));
+    return strictStream(strictArgumentsFor(this.#options.strictTools, request), this.#streamEvents(request));
   }
 
-  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const open = await this.post(request, true);
+  async *#streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const open = await this.#post(request, true);
     const acc = new StreamAccumulator();
     // Provider `index` of each streamed call -> our call index; a new index means the previous call is complete.
     const indexes = new Map<unknown, number>();
     let current = -1;
     let finishReason: string | undefined;
     let usage: Usage | undefined;
-    for await (const event of readEvents(this.provider, open)) {
+    for await (const event of readEvents(this.#provider, open)) {
       if (event.data.trim() === '[DONE]') break;
-      const chunk = eventJson(this.provider, event);
-      if (chunk.error) throw streamError(this.provider, chunk.error);
+      const chunk = eventJson(this.#provider, event);
+      if (chunk.error) throw streamError(this.#provider, chunk.error);
       usage = chatUsage(chunk.usage) ?? usage;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -94,16 +96,16 @@ export class OpenAIChatModel implements ChatModel {
     yield acc.finish(chatStopReason(finishReason, indexes.size > 0), usage, finishReason);
   }
 
-  private post(request: ModelRequest, stream: boolean) {
-    checkTools(this.provider, request.tools);
-    const body = chatRequestBody(this.options.model, request, {
-      strictTools: this.options.strictTools ?? false,
-      maxTokensField: this.options.maxTokensField ?? 'max_completion_tokens',
+  #post(request: ModelRequest, stream: boolean) {
+    checkTools(this.#provider, request.tools);
+    const body = chatRequestBody(this.#options.model, request, {
+      strictTools: this.#options.strictTools ?? false,
+      maxTokensField: this.#options.maxTokensField ?? 'max_completion_tokens',
       stream,
     });
-    return postBearerJson(this.options, {
-      provider: this.provider,
-      url: this.url,
+    return postBearerJson(this.#options, {
+      provider: this.#provider,
+      url: this.#url,
       body,
       stream,
       signal: request.signal,

@@ -5,7 +5,8 @@ import type {
   ToolCall,
   ToolDefinition,
 } from '../../agent/model.js';
-import { isRecord, type JsonSchema, joinDescription, objectSchema } from '../shared/tools.js';
+import { isRecord } from '../../util/record.js';
+import { type JsonSchema, joinDescription, objectSchema } from '../shared/tools.js';
 
 /**
  * Keywords OpenAI structured outputs reject; their meaning moves into the description instead
@@ -105,19 +106,22 @@ function mapValues(value: unknown, fn: (item: unknown) => unknown): unknown {
  * null). Nulls are dropped where the tool's original schema made the property optional and does not itself
  * accept null; everything else is passed on as the model sent it.
  */
-export class StrictArguments {
-  private readonly originals = new Map<string, JsonSchema | null>();
+class StrictArguments {
+  readonly #originals = new Map<string, JsonSchema | null>();
 
   /** `tools` as the request offered them; empty when strict mode is off. */
-  constructor(private readonly tools: readonly ToolDefinition[]) {}
+  readonly #tools: readonly ToolDefinition[];
+  constructor(tools: readonly ToolDefinition[]) {
+    this.#tools = tools;
+  }
 
   call(call: ToolCall): ToolCall {
-    const schema = this.original(call.name);
+    const schema = this.#original(call.name);
     return schema ? { ...call, arguments: dropNulls(call.arguments, schema, schema, 0) as JsonRecord } : call;
   }
 
   response(response: ModelResponse): ModelResponse {
-    if (response.message.toolCalls.length === 0 || this.tools.length === 0) return response;
+    if (response.message.toolCalls.length === 0 || this.#tools.length === 0) return response;
     return {
       ...response,
       message: { ...response.message, toolCalls: response.message.toolCalls.map((c) => this.call(c)) },
@@ -131,13 +135,13 @@ export class StrictArguments {
   }
 
   /** The schema the server published, when this tool was sent strict (cached per request). */
-  private original(name: string): JsonSchema | undefined {
-    if (!this.originals.has(name)) {
-      const tool = this.tools.find((t) => t.name === name);
+  #original(name: string): JsonSchema | undefined {
+    if (!this.#originals.has(name)) {
+      const tool = this.#tools.find((t) => t.name === name);
       const schema = tool ? objectSchema(tool.inputSchema) : undefined;
-      this.originals.set(name, schema && toStrictSchema(schema) ? schema : null);
+      this.#originals.set(name, schema && toStrictSchema(schema) ? schema : null);
     }
-    return this.originals.get(name) ?? undefined;
+    return this.#originals.get(name) ?? undefined;
   }
 }
 

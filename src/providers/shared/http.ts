@@ -1,5 +1,6 @@
 import { ModelError } from '../../agent/model.js';
 import { delay } from '../../util/abort.js';
+import { isRecord } from '../../util/record.js';
 
 /** Transport settings every provider accepts. */
 export interface HttpOptions {
@@ -27,51 +28,55 @@ const MAX_JSON_BODY = 32 * 1024 * 1024;
  * Aborts a request after `timeoutMs` without progress; `touch()` restarts the clock. Linked to the
  * caller's signal so one `signal` covers both.
  */
-export class Deadline {
+class Deadline {
   readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private expired = false;
-  private readonly onCallerAbort: () => void;
+  readonly #controller = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #expired = false;
+  readonly #onCallerAbort: () => void;
+  readonly #timeoutMs: number;
+  readonly #caller: AbortSignal | undefined;
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly caller: AbortSignal | undefined,
-  ) {
-    this.signal = this.controller.signal;
-    this.onCallerAbort = () => this.controller.abort(caller?.reason);
-    if (caller?.aborted) this.controller.abort(caller.reason);
-    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+    this.#timeoutMs = timeoutMs;
+    this.#caller = caller;
+    this.signal = this.#controller.signal;
+    this.#onCallerAbort = () => this.#controller.abort(caller?.reason);
+    if (caller?.aborted) this.#controller.abort(caller.reason);
+    else caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
     this.touch();
   }
 
   touch(): void {
-    clearTimeout(this.timer);
-    if (this.controller.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort(new Error('timeout'));
-    }, this.timeoutMs);
+    clearTimeout(this.#timer);
+    if (this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new Error('timeout'));
+    }, this.#timeoutMs);
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
-    this.caller?.removeEventListener('abort', this.onCallerAbort);
+    clearTimeout(this.#timer);
+    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
   }
 
-  /** Maps whatever a fetch/read threw into what the caller should see. */
-  failure(provider: string, error: unknown): unknown {
-    if (this.caller?.aborted) return this.caller.reason;
-    if (this.expired) {
-      return new ModelError(provider, 'timeout', `no response progress within ${this.timeoutMs} ms`);
+  /**
+   * Maps whatever a fetch/read threw into what the caller should see; `request` (`POST <url>`) leads the
+   * message, so "openai: POST http://127.0.0.1:3999/v1/chat/completions: ECONNREFUSED" says where and why.
+   */
+  failure(provider: string, error: unknown, request?: string): unknown {
+    if (this.#caller?.aborted) return this.#caller.reason;
+    const where = request ? `${request}: ` : '';
+    if (this.#expired) {
+      return new ModelError(provider, 'timeout', `${where}no response progress within ${this.#timeoutMs} ms`);
     }
     if (error instanceof ModelError) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    return new ModelError(provider, 'network', message, { cause: error });
+    return new ModelError(provider, 'network', `${where}${networkCause(error)}`, { cause: error });
   }
 }
 
-export interface ProviderRequest {
+interface ProviderRequest {
   readonly provider: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -127,7 +132,7 @@ export async function postJson(options: HttpOptions, request: ProviderRequest): 
       retryAfterMs = parseRetryAfter(response.headers);
       failure = await httpError(request.provider, response, deadline);
     } catch (error) {
-      failure = deadline.failure(request.provider, error);
+      failure = deadline.failure(request.provider, error, `POST ${request.url}`);
     }
     deadline.dispose();
     if (!(failure instanceof ModelError) || !failure.retryable || attempt >= maxRetries) throw failure;
@@ -177,14 +182,10 @@ async function httpError(provider: string, response: Response, deadline: Deadlin
 /** `{error:{message}}` (OpenAI, Gemini), `{type:'error',error:{message}}` (Anthropic), `[{error}]`, `{message}`. */
 function errorMessage(body: unknown): string | undefined {
   const first = Array.isArray(body) ? body[0] : body;
-  if (typeof first !== 'object' || first === null) return undefined;
-  const record = first as { error?: unknown; message?: unknown };
-  if (typeof record.error === 'string') return record.error;
-  if (typeof record.error === 'object' && record.error !== null) {
-    const message = (record.error as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
-  }
-  return typeof record.message === 'string' ? record.message : undefined;
+  if (!isRecord(first)) return undefined;
+  if (typeof first.error === 'string') return first.error;
+  if (isRecord(first.error) && typeof first.error.message === 'string') return first.error.message;
+  return typeof first.message === 'string' ? first.message : undefined;
 }
 
 /** Reads a body as text, touching the deadline per chunk; past `limit` it fails (or truncates). */
@@ -210,6 +211,17 @@ async function readText(response: Response, limit: number, deadline: Deadline, t
     reader.cancel().catch(() => {});
   }
   return text + decoder.decode();
+}
+
+/** undici's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is in its cause. */
+function networkCause(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = (
+    error as { cause?: { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } }
+  )?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  if (typeof code === 'string') return code;
+  return typeof cause?.message === 'string' && cause.message !== '' ? cause.message : message;
 }
 
 /** Reads and parses a JSON response body, then releases the deadline. */

@@ -5,6 +5,7 @@ import {
   type ToolDefinition,
   type ToolResultMessage,
 } from '../../agent/model.js';
+import { isRecord } from '../../util/record.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -34,10 +35,6 @@ export function objectSchema(schema: Readonly<JsonSchema>): JsonSchema {
   if (copy.type === undefined) copy.type = 'object';
   if (copy.type === 'object' && copy.properties === undefined) copy.properties = {};
   return copy;
-}
-
-export function isRecord(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -85,7 +82,7 @@ export function joinDescription(existing: unknown, extra: string): string {
 }
 
 /** The marker a provider without a native error flag puts in front of an error result. */
-export const TOOL_ERROR_MARKER = '[tool error]';
+const TOOL_ERROR_MARKER = '[tool error]';
 
 /** The text of a tool result; images are counted so a text-only wire can say they exist. */
 export function resultText(result: ToolResultMessage): string {
@@ -102,10 +99,6 @@ export function textOf(parts: readonly ContentPart[]): string {
 
 export function imagesOf(content: string | readonly ContentPart[]) {
   return typeof content === 'string' ? [] : content.filter((part) => part.type === 'image');
-}
-
-export function partsOf(content: string | readonly ContentPart[]): readonly ContentPart[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
 /** System messages joined, in order; providers with a single instructions slot use this. */

@@ -3,6 +3,8 @@
  * Shared by the client (which writes `Mcp-Name` / `Mcp-Param-*`) and the server (which checks them against
  * the body). Pure functions, no I/O.
  */
+import { isRecord } from '../../util/record.js';
+
 const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
 /** RFC 9110 tchar: the characters of a field-name token. */
@@ -69,10 +71,6 @@ const NON_STATIC_KEYWORDS = [
   'contains',
 ] as const;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Reads every `x-mcp-header` in a tool's inputSchema and checks the constraints. A declaration that is not
  * statically reachable through `properties` chains, or that is malformed, makes the whole tool invalid.
@@ -82,7 +80,7 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
   const seen = new Set<string>();
   const problems: string[] = [];
   const visit = (schema: unknown, path: string[], reachable: boolean, depth: number): void => {
-    if (!isObject(schema) || depth > 64) return;
+    if (!isRecord(schema) || depth > 64) return;
     if ('x-mcp-header' in schema && path.length > 0) {
       const problem = checkDeclaration(schema, reachable, seen);
       if (problem) problems.push(`${path.join('.')}: ${problem}`);
@@ -91,7 +89,7 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
       problems.push('x-mcp-header on the schema root');
     }
     const properties = schema.properties;
-    if (isObject(properties)) {
+    if (isRecord(properties)) {
       for (const [key, child] of Object.entries(properties))
         visit(child, [...path, key], reachable, depth + 1);
     }
@@ -99,9 +97,9 @@ export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
   };
   const visitUnreachable = (value: unknown, path: string[], depth: number): void => {
     if (Array.isArray(value)) for (const item of value) visit(item, path, false, depth + 1);
-    else if (isObject(value) && ('type' in value || 'properties' in value || 'x-mcp-header' in value)) {
+    else if (isRecord(value) && ('type' in value || 'properties' in value || 'x-mcp-header' in value)) {
       visit(value, path, false, depth + 1);
-    } else if (isObject(value))
+    } else if (isRecord(value))
       for (const child of Object.values(value)) visit(child, path, false, depth + 1);
   };
   visit(inputSchema, [], true, 0);
@@ -135,7 +133,7 @@ function declaration(schema: Record<string, unknown>, path: string[]): ParamHead
 export function valueAtPath(args: unknown, path: readonly string[]): unknown {
   let current: unknown = args;
   for (const key of path) {
-    if (!isObject(current) || !Object.hasOwn(current, key)) return undefined;
+    if (!isRecord(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current === null ? undefined : current;

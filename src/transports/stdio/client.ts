@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { LocalError } from '../../jsonrpc/errors.js';
+import { LocalError } from '../../mcp/local-errors.js';
 import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
+import { trackChild, untrackChild } from './children.js';
 import { defaultEnvironment } from './env.js';
-import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter } from './framing.js';
+import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, type OversizedLine } from './framing.js';
 import { StderrTail } from './stderr-tail.js';
 
 export interface StdioServerParameters {
@@ -44,6 +45,8 @@ export class StdioClientTransport implements Transport {
   #exited: Promise<void> | undefined;
   #closing = false;
   #closedFired = false;
+  /** The request whose oversized response is being skipped, once its id is known. */
+  #oversizedId: string | number | undefined;
 
   constructor(params: StdioServerParameters, options: StdioClientTransportOptions = {}) {
     this.#params = params;
@@ -85,6 +88,7 @@ export class StdioClientTransport implements Transport {
         else this.#fireClose(failure);
       });
       child.once('spawn', () => {
+        if (child.pid !== undefined) trackChild(child.pid);
         this.#wire(child);
         resolve();
       });
@@ -103,6 +107,7 @@ export class StdioClientTransport implements Transport {
           this.#fireClose(error);
           void this.close();
         },
+        onoversized: (line) => this.#oversized(line),
       },
       this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     );
@@ -115,7 +120,11 @@ export class StdioClientTransport implements Transport {
     child.once('exit', (code, signal) => {
       // Descendants that outlived the server (an `npx` wrapper's child) go with it.
       this.#killGroup('SIGTERM');
-      setTimeout(() => this.#killGroup('SIGKILL'), 2000).unref();
+      const pid = child.pid;
+      setTimeout(() => {
+        this.#killGroup('SIGKILL');
+        if (pid !== undefined) untrackChild(pid);
+      }, 2000).unref();
       const report = () => this.#fireClose(this.#closing ? undefined : this.#exitError(code, signal));
       // 'close' follows once stdout is drained, so the server's last messages are delivered first; a
       // descendant holding the pipe open must not delay the report for long.
@@ -125,6 +134,46 @@ export class StdioClientTransport implements Transport {
         report();
       });
     });
+  }
+
+  /**
+   * A response past the cap fails its own request only, as soon as its id is known (from its first bytes,
+   * else at its end); a line that is not JSON-RPC, or whose id cannot be told, ends the connection (the
+   * client restarts the server when configured to).
+   */
+  #oversized(line: OversizedLine): boolean {
+    if (!line.complete) {
+      if (!line.head.trimStart().startsWith('{')) return false;
+      this.#oversizedId = responseIdOf(line.head, '');
+      if (this.#oversizedId !== undefined) this.#failOversized(this.#oversizedId, line.bytes);
+      return true;
+    }
+    if (this.#oversizedId !== undefined) {
+      this.#oversizedId = undefined;
+      return true;
+    }
+    const id = responseIdOf('', line.tail ?? '');
+    if (id !== undefined) this.#failOversized(id, line.bytes);
+    else {
+      const cap = sizeText(this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+      this.#fireClose(
+        new LocalError(
+          'message_too_large',
+          `a message of ${line.bytes} bytes exceeded the ${cap} cap and was not a response`,
+        ),
+      );
+      void this.close();
+    }
+    return true;
+  }
+
+  #failOversized(id: string | number, bytes: number): void {
+    const cap = sizeText(this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    this.onerror?.(
+      new LocalError('response_too_large', `result exceeded ${cap} (${bytes}+ bytes); it was dropped`, {
+        data: { requestId: id },
+      }),
+    );
   }
 
   #exitError(code: number | null, signal: NodeJS.Signals | null): LocalError {
@@ -190,4 +239,26 @@ export class StdioClientTransport implements Transport {
       // ESRCH: the group is already gone.
     }
   }
+}
+
+const ID = String.raw`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`;
+/** `{"jsonrpc":"2.0","id":7,"result"...`: the id before the payload. */
+const ID_FIRST = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}\s*,`);
+/** `...,"id":7}` or `...,"id":7,"jsonrpc":"2.0"}`: the id after it, one brace from the end (not nested). */
+const ID_LAST = new RegExp(String.raw`,\s*${ID}\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`);
+
+/** The top-level id of a response seen only by its first and last bytes, when it can be told for sure. */
+export function responseIdOf(head: string, tail: string): string | number | undefined {
+  const match = ID_FIRST.exec(head) ?? ID_LAST.exec(tail.replace(/\r$/, ''));
+  if (!match) return undefined;
+  const raw = match[1]!;
+  try {
+    return JSON.parse(raw) as string | number;
+  } catch {
+    return undefined;
+  }
+}
+
+function sizeText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
+import { stringifyMessage } from '../../jsonrpc/messages.js';
 
 /** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
 export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -9,9 +10,27 @@ export interface LineReaderEvents {
   onvalue(value: unknown): void;
   /** A line that is not JSON: skipped, reported. */
   onbadline(error: Error, line: string): void;
-  /** A line grew past the cap without a newline: fatal for the stream. */
+  /** A line grew past the cap without a newline: fatal for the stream (unless `onoversized` is given). */
   onoverflow(error: LocalError): void;
+  /**
+   * With this handler a line past the cap may be skipped instead of ending the stream: its bytes are dropped
+   * as they arrive. The handler is called when the line passes the cap (`complete` false: only `head`, the
+   * first bytes, is known) and at its newline (`complete` true, with `tail`, its last bytes, and its size);
+   * returning false from the first call makes the line fatal after all. A line still unfinished at 16 times
+   * the cap is fatal too.
+   */
+  onoversized?(line: OversizedLine): boolean;
 }
+
+export interface OversizedLine {
+  readonly head: string;
+  readonly tail: string | undefined;
+  readonly bytes: number;
+  readonly complete: boolean;
+}
+
+/** How much of a skipped line is kept at each end. */
+const KEPT_BYTES = 256;
 
 const NEWLINE = 0x0a;
 
@@ -26,6 +45,8 @@ export class LineReader {
   #chunks: Buffer[] = [];
   #buffered = 0;
   #failed = false;
+  /** Set while skipping a line past the cap: its first bytes, its last bytes so far, its size so far. */
+  #skipping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
 
   constructor(events: LineReaderEvents, maxLineBytes = DEFAULT_MAX_LINE_BYTES) {
     this.#events = events;
@@ -36,13 +57,22 @@ export class LineReader {
     if (this.#failed) return;
     let start = 0;
     let newline = chunk.indexOf(NEWLINE, start);
+    if (this.#skipping) {
+      if (newline === -1) {
+        this.#skip(chunk);
+        return;
+      }
+      if (!this.#skip(chunk.subarray(0, newline))) return;
+      this.#endSkip();
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
     while (newline !== -1) {
       const piece = chunk.subarray(start, newline);
       if (this.#buffered + piece.length > this.#maxLineBytes) {
-        this.#overflow();
-        return;
-      }
-      if (this.#chunks.length === 0) this.#emit(piece);
+        if (!this.#overflow(piece)) return;
+        this.#endSkip();
+      } else if (this.#chunks.length === 0) this.#emit(piece);
       else {
         this.#chunks.push(piece);
         const line = Buffer.concat(this.#chunks, this.#buffered + piece.length);
@@ -56,7 +86,7 @@ export class LineReader {
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
       if (this.#buffered + rest.length > this.#maxLineBytes) {
-        this.#overflow();
+        this.#overflow(rest);
         return;
       }
       this.#chunks.push(rest);
@@ -69,13 +99,53 @@ export class LineReader {
     return this.#buffered;
   }
 
-  #overflow(): void {
-    this.#failed = true;
+  /** A line passed the cap with `piece` as its latest bytes; false when that ends the stream. */
+  #overflow(piece: Buffer): boolean {
+    const held = this.#chunks.length === 0 ? piece : Buffer.concat([...this.#chunks, piece]);
     this.#chunks = [];
     this.#buffered = 0;
+    const head = Buffer.from(held.subarray(0, KEPT_BYTES));
+    const skip = this.#events.onoversized?.({
+      head: head.toString('utf8'),
+      tail: undefined,
+      bytes: held.length,
+      complete: false,
+    });
+    if (!skip) return this.#fail();
+    this.#skipping = { head, tail: Buffer.from(held.subarray(-KEPT_BYTES)), bytes: held.length };
+    return true;
+  }
+
+  #fail(): false {
+    this.#failed = true;
+    this.#skipping = undefined;
     this.#events.onoverflow(
       new LocalError('message_too_large', `a message exceeded ${this.#maxLineBytes} bytes without a newline`),
     );
+    return false;
+  }
+
+  /** Drops `bytes` of the line being skipped, keeping its last bytes; false when it has run on too long. */
+  #skip(bytes: Buffer): boolean {
+    const skipping = this.#skipping!;
+    skipping.bytes += bytes.length;
+    if (skipping.bytes > this.#maxLineBytes * 16) return this.#fail();
+    skipping.tail =
+      bytes.length >= KEPT_BYTES
+        ? Buffer.from(bytes.subarray(-KEPT_BYTES))
+        : Buffer.concat([skipping.tail, bytes]).subarray(-KEPT_BYTES);
+    return true;
+  }
+
+  #endSkip(): void {
+    const { head, tail, bytes } = this.#skipping!;
+    this.#skipping = undefined;
+    this.#events.onoversized?.({
+      head: head.toString('utf8'),
+      tail: tail.toString('utf8'),
+      bytes,
+      complete: true,
+    });
   }
 
   #emit(bytes: Buffer): void {
@@ -96,7 +166,7 @@ export class LineReader {
 
 /** Serialises once; the newline is the frame. JSON.stringify never emits a raw newline inside strings. */
 export function frame(message: unknown): string {
-  return `${JSON.stringify(message)}\n`;
+  return `${stringifyMessage(message)}\n`;
 }
 
 const WRITTEN: Promise<void> = Promise.resolve();
@@ -124,7 +194,13 @@ export class LineWriter {
   }
 
   write(message: unknown): Promise<void> {
-    const line = frame(message);
+    let line: string;
+    try {
+      line = frame(message);
+    } catch (error) {
+      // Nothing was written; a throw here would escape every caller that only handles the promise.
+      return Promise.reject(error);
+    }
     if (this.#pending !== undefined) {
       this.#pending += line;
       return this.#batch as Promise<void>;

@@ -1,14 +1,15 @@
 /**
- * A minimal MCP server following the SEAMS.md contract (handleStatelessRequest / connect / isStatelessRequest /
- * toolInputSchema), so the HTTP layer is tested on its own terms. It records what reached it, which is how the
+ * A minimal MCP server implementing the HTTP transport's HttpMcpServer contract (handleStatelessRequest /
+ * connect / isStatelessRequest / toolInputSchema), so the HTTP layer is tested on its own terms. It records what reached it, which is how the
  * tests prove that a rejected request never ran.
  */
 import { Connection } from '../../../src/jsonrpc/connection.js';
 import { ErrorCode, RpcError, toWireError } from '../../../src/jsonrpc/errors.js';
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../src/jsonrpc/messages.js';
+import type { JSONRPCRequest, JSONRPCResponse } from '../../../src/jsonrpc/messages.js';
 import type { MessageExtra, Transport } from '../../../src/jsonrpc/transport.js';
 import { mcpHooks } from '../../../src/mcp/hooks.js';
 import { MetaKey } from '../../../src/mcp/meta.js';
+import type { StatelessRequestContext } from '../../../src/mcp/request-context.js';
 import { negotiateHandshakeVersion } from '../../../src/mcp/revisions.js';
 import type { HttpMcpServer, ServerSessionHandle } from '../../../src/transports/http/server/types.js';
 
@@ -60,7 +61,7 @@ export class TestServer implements HttpMcpServer {
 
   async handleStatelessRequest(
     request: JSONRPCRequest,
-    context: { extra?: MessageExtra; signal: AbortSignal; notify: (n: JSONRPCNotification) => void },
+    context: StatelessRequestContext,
   ): Promise<JSONRPCResponse> {
     this.extras.push(context.extra);
     const notify: Notify = (method, params) => context.notify({ jsonrpc: '2.0', method, params });

@@ -1,5 +1,5 @@
 import type { ClientRequest } from 'node:http';
-import type { LocalError } from '../../../jsonrpc/errors.js';
+import type { LocalError } from '../../../mcp/local-errors.js';
 
 /**
  * One POST in flight. Cancelling destroys its HTTP request directly: no AbortController (and no abort

@@ -1,5 +1,10 @@
-export { HttpStatusError, isHttpStatusError } from './errors.js';
+export { HttpStatusError, type HttpErrorHeaders, isHttpStatusError } from './errors.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './node-http.js';
-export type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+export type {
+  HttpRequestDescription,
+  HttpRequestHeaderHook,
+  StreamableHttpClientOptions,
+  StreamableHttpMode,
+} from './options.js';
 export { SseClientTransport, type SseClientOptions } from './sse.js';
 export { StreamableHttpClientTransport } from './streamable.js';

@@ -12,7 +12,7 @@ import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { type EventSourceMessage, createParser } from 'eventsource-parser';
-import { LocalError } from '../../../jsonrpc/errors.js';
+import { LocalError } from '../../../mcp/local-errors.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -21,7 +21,7 @@ const agents = {
   https: new https.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 10_000 }),
 };
 
-export interface HttpRequestInit {
+interface HttpRequestInit {
   method: 'GET' | 'POST' | 'DELETE';
   /** Taken over by the request (content-length is added to it): pass a fresh object. */
   headers: OutgoingHttpHeaders;
@@ -66,7 +66,7 @@ function headerList(host: string, headers: OutgoingHttpHeaders): string[] {
   return list;
 }
 
-export interface OpenedRequest {
+interface OpenedRequest {
   readonly request: ClientRequest;
   readonly response: Promise<IncomingMessage>;
 }
@@ -156,7 +156,7 @@ function tooLarge(maxBytes: number): LocalError {
   });
 }
 
-export interface SseHandlers {
+interface SseHandlers {
   onevent(event: EventSourceMessage): void;
   /** The stream's `retry` field (milliseconds to wait before reconnecting). */
   onretry?(ms: number): void;

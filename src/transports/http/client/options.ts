@@ -8,9 +8,25 @@ import type { Logger } from '../../../util/logger.js';
  */
 export type StreamableHttpMode = 'stateless' | 'session';
 
+/** One HTTP request the transport is about to make (a POST per message, the GET stream, the session DELETE). */
+export interface HttpRequestDescription {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly url: URL;
+}
+
+/**
+ * Headers computed afresh for every HTTP request, e.g. `Authorization` and a DPoP proof bound to the request's
+ * method and URL (RFC 9449 §4.2). The transport only merges what it returns.
+ */
+export type HttpRequestHeaderHook = (
+  request: HttpRequestDescription,
+) => Record<string, string> | Promise<Record<string, string>>;
+
 export interface StreamableHttpClientOptions {
   /** Added to every request (authorization, tracing). */
   headers?: Record<string, string>;
+  /** Headers for each HTTP request, computed when it is made (see HttpRequestHeaderHook). */
+  httpHeaders?: HttpRequestHeaderHook;
   mode?: StreamableHttpMode;
   /** Cap on a JSON body or on one SSE event (default 16 MiB). */
   maxResponseBytes?: number;

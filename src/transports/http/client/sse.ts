@@ -5,11 +5,14 @@ import type { Transport } from '../../../jsonrpc/transport.js';
 import { withTimeout } from '../../../util/abort.js';
 import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
-import { HttpStatusError } from './errors.js';
+import type { HttpRequestHeaderHook } from './options.js';
+import { HttpStatusError, errorHeadersOf } from './errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, contentTypeOf, openRequest, readBody, readSse } from './node-http.js';
 
 export interface SseClientOptions {
   headers?: Record<string, string>;
+  /** Headers for each HTTP request (the GET stream and every POST), computed when it is made. */
+  httpHeaders?: HttpRequestHeaderHook;
   maxResponseBytes?: number;
   agent?: Agent;
   logger?: Logger;
@@ -46,6 +49,8 @@ export class SseClientTransport implements Transport {
 
   async start(): Promise<void> {
     const headers: OutgoingHttpHeaders = { ...this.#options.headers, accept: 'text/event-stream' };
+    const hook = this.#options.httpHeaders;
+    if (hook) Object.assign(headers, await hook({ method: 'GET', url: this.url }));
     const opened = openRequest(this.url, {
       method: 'GET',
       headers,
@@ -60,7 +65,10 @@ export class SseClientTransport implements Transport {
     });
     if (response.statusCode !== 200 || contentTypeOf(response) !== 'text/event-stream') {
       const body = await readBody(response, 64 * 1024).catch(() => '');
-      throw new HttpStatusError(response.statusCode ?? 0, body, { method: 'GET (HTTP+SSE)' });
+      throw new HttpStatusError(response.statusCode ?? 0, body, {
+        method: 'GET (HTTP+SSE)',
+        headers: errorHeadersOf(response),
+      });
     }
     const endpoint = deferred<URL>();
     const timer = setTimeout(
@@ -111,6 +119,8 @@ export class SseClientTransport implements Transport {
     if (!endpoint || this.#closedFired)
       throw new LocalError('not_connected', 'HTTP+SSE transport is not connected');
     const headers: OutgoingHttpHeaders = { ...this.#options.headers, 'content-type': 'application/json' };
+    const hook = this.#options.httpHeaders;
+    if (hook) Object.assign(headers, await hook({ method: 'POST', url: endpoint }));
     const opened = openRequest(endpoint, {
       method: 'POST',
       headers,
@@ -121,7 +131,11 @@ export class SseClientTransport implements Transport {
     const response = await opened.response;
     const body = await readBody(response, 64 * 1024).catch(() => '');
     const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw new HttpStatusError(status, body, { method: 'POST (HTTP+SSE)' });
+    if (status < 200 || status >= 300)
+      throw new HttpStatusError(status, body, {
+        method: 'POST (HTTP+SSE)',
+        headers: errorHeadersOf(response),
+      });
   }
 
   async close(): Promise<void> {

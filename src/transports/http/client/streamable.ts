@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { LocalError } from '../../../jsonrpc/errors.js';
+import { LocalError } from '../../../mcp/local-errors.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
@@ -10,8 +10,9 @@ import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import { encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
-import { HttpStatusError } from './errors.js';
-import type { StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { HttpStatusError, errorHeadersOf } from './errors.js';
+import type { HttpRequestDescription, StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -55,6 +56,7 @@ export class StreamableHttpClientTransport implements Transport {
   #getStreamRunning = false;
   #eventStreamOpened: Promise<boolean> | undefined;
   #closed = false;
+  readonly #toolHeaders: ToolHeaderMirror;
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
@@ -64,6 +66,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#logger = options.logger ?? silentLogger;
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#retryMs = options.defaultRetryMs ?? 1000;
+    this.#toolHeaders = new ToolHeaderMirror(this.#logger);
   }
 
   get sessionId(): string | undefined {
@@ -85,6 +88,8 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   cancelRequest(id: RequestId): boolean {
+    // A call still waiting for the tools/list that precedes it is never sent.
+    if (this.#toolHeaders.cancel(id)) return true;
     const active = this.#active.get(id);
     if (!active) return false;
     active.abort(new LocalError('cancelled', 'request cancelled'));
@@ -130,17 +135,35 @@ export class StreamableHttpClientTransport implements Transport {
     const nameKey = NAMED_METHODS[message.method];
     const name = nameKey === undefined ? undefined : params?.[nameKey];
     if (typeof name === 'string') headers[Header.Name] = encodeHeaderValue(name);
-    if ('id' in message) Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    if ('id' in message) {
+      Object.assign(headers, this.#toolHeaders.registry.headersFor(message as JSONRPCRequest));
+      Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
+    }
     return headers;
   }
 
-  async #sendRequest(message: JSONRPCRequest): Promise<void> {
+  /** Merges the per-request header hook's answer (authorization, DPoP proofs) into `headers`. */
+  async #hookHeaders(headers: OutgoingHttpHeaders, method: HttpRequestDescription['method']): Promise<void> {
+    const hook = this.#options.httpHeaders;
+    if (hook) Object.assign(headers, await hook({ method, url: this.url }));
+  }
+
+  #sendRequest(message: JSONRPCRequest): Promise<void> {
+    // Only tools/list and tools/call take part in header mirroring; every other request goes straight out.
+    if (this.mode === 'stateless' && this.#toolHeaders.mirrors(message)) {
+      return this.#toolHeaders.send(message, (request) => this.#postRequest(request));
+    }
+    return this.#postRequest(message);
+  }
+
+  async #postRequest(message: JSONRPCRequest): Promise<void> {
     const active = new ActiveRequest();
     this.#active.set(message.id, active);
     const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
     const sentSession = headers[Header.SessionId] as string | undefined;
     try {
+      if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'POST');
       const opened = openRequest(this.#target, {
         method: 'POST',
         headers,
@@ -186,15 +209,19 @@ export class StreamableHttpClientTransport implements Transport {
       }
       throw new HttpStatusError(status, body, { sessionExpired: sentSession, method: message.method });
     }
+    const errorHeaders = errorHeadersOf(response);
+    // An authorization challenge is for the client's auth layer, whatever the body says (RFC 6750 §3).
+    if (status === 401 || (status === 403 && errorHeaders['www-authenticate'] !== undefined))
+      throw new HttpStatusError(status, body, { method: message.method, headers: errorHeaders });
     // A JSON-RPC error in a 4xx/5xx body is the answer (2026-07-28 puts modern errors behind 400/404), but a
     // 405 means this URL takes no POST at all (an HTTP+SSE endpoint): the status is what the caller must see
     // to fall back (2026-07-28 streamable-http: Backward Compatibility).
     const error = status === 405 ? undefined : parseErrorResponse(body, message.id);
     if (error) {
-      this.onmessage?.(error);
+      this.#deliver(error);
       return;
     }
-    throw new HttpStatusError(status, body, { method: message.method });
+    throw new HttpStatusError(status, body, { method: message.method, headers: errorHeaders });
   }
 
   async #readRequestStream(
@@ -235,7 +262,7 @@ export class StreamableHttpClientTransport implements Transport {
         if (event.data.trim() === '') return;
         const value = this.#parse(event.data);
         if (value === undefined) return;
-        this.onmessage?.(value);
+        this.#deliver(value);
         if (id !== undefined && isResponseTo(value, id)) {
           state.answered = true;
           // The answer is in; a stream that lingers (a resumed GET) is not ours to keep.
@@ -275,6 +302,7 @@ export class StreamableHttpClientTransport implements Transport {
   ): Promise<'ended' | 'unsupported'> {
     const headers = this.#sessionHeaders('text/event-stream');
     if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
+    if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'GET');
     const composite = AbortSignal.any([signal, this.#lifetime.signal]);
     const opened = openRequest(this.#target, {
       method: 'GET',
@@ -288,7 +316,10 @@ export class StreamableHttpClientTransport implements Transport {
     if (!open) {
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       if ((response.statusCode ?? 0) >= 400 && (response.statusCode ?? 0) < 500) return 'unsupported';
-      throw new HttpStatusError(response.statusCode ?? 0, '', { method: 'GET' });
+      throw new HttpStatusError(response.statusCode ?? 0, '', {
+        method: 'GET',
+        headers: errorHeadersOf(response),
+      });
     }
     await readSse(response, this.#sseHandlers(awaitedId, state, opened.request), this.#maxBytes).catch(
       (error) => {
@@ -357,6 +388,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #sendOther(message: JSONRPCMessage): Promise<void> {
     const headers = this.#headers(message, ACCEPT_BOTH);
     headers['content-type'] = 'application/json';
+    if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'POST');
     const opened = openRequest(this.#target, {
       method: 'POST',
       headers,
@@ -368,7 +400,8 @@ export class StreamableHttpClientTransport implements Transport {
     this.#captureSession(response);
     const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
     const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw new HttpStatusError(status, body);
+    if (status < 200 || status >= 300)
+      throw new HttpStatusError(status, body, { headers: errorHeadersOf(response) });
   }
 
   #captureSession(response: IncomingMessage): void {
@@ -381,6 +414,7 @@ export class StreamableHttpClientTransport implements Transport {
     const headers: OutgoingHttpHeaders = { ...this.#options.headers, [Header.SessionId]: sessionId };
     if (this.protocolVersion) headers[Header.ProtocolVersion] = this.protocolVersion;
     try {
+      if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'DELETE');
       const opened = openRequest(this.#target, {
         method: 'DELETE',
         headers,
@@ -394,11 +428,18 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
+  /** Every message from the server passes here: header mirroring reads tools/list and HeaderMismatch. */
+  #deliver(message: unknown): void {
+    const delivered =
+      this.mode === 'stateless' ? this.#toolHeaders.received(message as JSONRPCMessage) : message;
+    if (delivered !== undefined) this.onmessage?.(delivered);
+  }
+
   #deliverText(text: string): void {
     const value = this.#parse(text);
     if (value === undefined) return;
-    if (Array.isArray(value)) for (const item of value) this.onmessage?.(item);
-    else this.onmessage?.(value);
+    if (Array.isArray(value)) for (const item of value) this.#deliver(item);
+    else this.#deliver(value);
   }
 
   #parse(text: string): unknown {

@@ -13,6 +13,7 @@ export interface HandlerContext {
   readonly options: ResolvedOptions;
   readonly sessions: SessionRegistry;
   readonly paramHeaders: ParamHeaderLookup;
+  readonly toolScopes: ((name: string) => readonly string[] | undefined) | undefined;
 }
 
 /** Answers with a JSON-RPC error body (no id unless given) and the HTTP status that carries it. */

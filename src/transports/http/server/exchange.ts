@@ -39,7 +39,16 @@ export interface HttpExchange {
   query(name: string): string | undefined;
   /** Reads the whole body as UTF-8 text within the limits (RFC 8259: JSON text exchanged is UTF-8). */
   readBody(limits: BodyLimits): Promise<BodyResult>;
-  /** Facts for handlers: headers (built lazily), the auth info a middleware attached, the session. */
+  /**
+   * The caller's verified identity: what a middleware in front attached (node's `req.auth`, the fetch handler's
+   * context), replaced by the auth guard's verdict when the handler has one.
+   */
+  authInfo: unknown;
+  /** The guard's stable id of the caller (handshake-era sessions are bound to it); undefined without a guard. */
+  principal: string | undefined;
+  /** Set once a guard consumed the credentials: `extra().headers` then leaves Authorization and DPoP out. */
+  credentialsConsumed: boolean;
+  /** Facts for handlers: headers (built lazily), `authInfo`, the session. */
   extra(sessionId?: string): MessageExtra;
   /** Sends a complete response; `body`, when given, is JSON text. */
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void;

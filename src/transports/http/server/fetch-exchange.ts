@@ -1,6 +1,7 @@
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
 import type { BodyLimits, BodyResult, HttpExchange, SseSink } from './exchange.js';
 import { SSE_HEADERS } from './wire.js';
+import { withoutCredentials } from './auth.js';
 
 const encoder = new TextEncoder();
 // fatal: a body that is not UTF-8 is refused, not silently patched with U+FFFD.
@@ -63,12 +64,15 @@ export class FetchExchange implements HttpExchange {
   readonly response: Promise<Response>;
   readonly #request: Request;
   readonly #url: URL;
-  readonly #authInfo: unknown;
+  authInfo: unknown;
+  principal: string | undefined;
+  credentialsConsumed = false;
+  #handlerHeaders: Headers | undefined;
   #resolve!: (response: Response) => void;
 
   constructor(request: Request, authInfo: unknown) {
     this.#request = request;
-    this.#authInfo = authInfo;
+    this.authInfo = authInfo;
     this.#url = new URL(request.url);
     this.method = request.method;
     this.path = this.#url.pathname;
@@ -115,7 +119,10 @@ export class FetchExchange implements HttpExchange {
   }
 
   extra(sessionId?: string): MessageExtra {
-    return { headers: this.#request.headers, authInfo: this.#authInfo, sessionId };
+    const headers = this.credentialsConsumed
+      ? (this.#handlerHeaders ??= withoutCredentials(this.#request.headers))
+      : this.#request.headers;
+    return { headers, authInfo: this.authInfo, sessionId };
   }
 
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void {

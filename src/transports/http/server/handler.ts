@@ -3,6 +3,7 @@ import { type JSONRPCRequest, type RequestId, classify } from '../../../jsonrpc/
 import { Header } from '../../../mcp/meta.js';
 import { Method } from '../../../mcp/methods.js';
 import { allowsBatches, eraOf, isSupportedVersion } from '../../../mcp/revisions.js';
+import { refuseUnauthorized, respondWith } from './auth.js';
 import type { HttpExchange } from './exchange.js';
 import { type HandlerContext, readJsonBody, reject, rejectInvalid } from './context.js';
 import { openLegacySse, postLegacySse } from './legacy-routes.js';
@@ -38,6 +39,7 @@ export class McpHttpHandler {
       options: resolved,
       sessions: new SessionRegistry(resolved),
       paramHeaders: paramHeaderLookup(server.toolInputSchema?.bind(server)),
+      toolScopes: server.toolRequiredScopes?.bind(server),
     };
   }
 
@@ -66,19 +68,42 @@ export class McpHttpHandler {
 
   async #route(exchange: HttpExchange): Promise<void> {
     const { options } = this.#context;
+    const guard = options.auth;
+    // RFC 9728 metadata is public and fetched cross-origin (browser clients): served before the Origin check.
+    const document = guard?.serve?.(exchange);
+    if (document) return respondWith(exchange, document);
     const forbidden = rejectForeignRequest(options, exchange.header, exchange.urlHost);
     if (forbidden) return reject(exchange, 403, forbidden);
+    const { path } = exchange;
+    const legacy = path === options.ssePath || path === options.messagesPath;
+    // Before authentication: a path we do not serve is absent for everyone (a 2025-03-26 client probing for
+    // authorization-server metadata here must learn that, not that it needs a token).
+    if (!legacy && options.path !== undefined && path !== options.path)
+      return reject(exchange, 404, 'Not Found');
+    if (guard) {
+      // Before the body is read: an unauthenticated peer costs no buffer.
+      const outcome = await guard.authenticate(exchange);
+      if (!outcome.ok) return respondWith(exchange, outcome.response);
+      exchange.authInfo = outcome.authInfo;
+      exchange.principal = outcome.principal;
+      exchange.credentialsConsumed = true;
+    }
+    return legacy ? this.#legacy(exchange) : this.#endpoint(exchange);
+  }
+
+  /** 2024-11-05 HTTP+SSE: GET opens the stream, POST carries a message. */
+  #legacy(exchange: HttpExchange): Promise<void> | void {
     const { path, method } = exchange;
-    if (path === options.ssePath) {
+    if (path === this.#context.options.ssePath) {
       if (method === 'GET') return openLegacySse(this.#context, exchange);
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'GET' });
     }
-    if (path === options.messagesPath) {
-      if (method === 'POST') return postLegacySse(this.#context, exchange);
-      return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    }
-    if (options.path !== undefined && path !== options.path) return reject(exchange, 404, 'Not Found');
-    switch (method) {
+    if (method === 'POST') return postLegacySse(this.#context, exchange);
+    return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
+  }
+
+  #endpoint(exchange: HttpExchange): Promise<void> | void {
+    switch (exchange.method) {
       case 'POST':
         return this.#post(exchange);
       case 'GET':
@@ -136,14 +161,15 @@ export class McpHttpHandler {
     }
   }
 
-  #stateless(exchange: HttpExchange, request: JSONRPCRequest, accepts: Accepts): Promise<void> {
-    const { server, options, paramHeaders } = this.#context;
+  async #stateless(exchange: HttpExchange, request: JSONRPCRequest, accepts: Accepts): Promise<void> {
+    const { server, options, paramHeaders, toolScopes } = this.#context;
+    if (refuseUnauthorized(options.auth, exchange, [request], toolScopes)) return;
     return serveStatelessRequest(server, options, paramHeaders, exchange, request, accepts);
   }
 
   /** JSON-RPC batches: only inside a 2025-03-26 session, the one revision that had them. */
   #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined) {
-    const entry = sessionId === undefined ? undefined : this.#sessionEntry(sessionId);
+    const entry = sessionId === undefined ? undefined : this.#sessionEntry(sessionId, exchange);
     if (!entry || !allowsBatches(entry.transport.protocolVersion ?? '')) {
       if (sessionId !== undefined && !entry)
         return reject(exchange, 404, 'Not Found: unknown or terminated session');
@@ -163,13 +189,13 @@ export class McpHttpHandler {
     return this.#sessionPost(exchange, sessionId as string, messages, true);
   }
 
-  #sessionEntry(sessionId: string) {
-    return this.#context.sessions.get(sessionId, StreamableSessionTransport);
+  #sessionEntry(sessionId: string, exchange: HttpExchange) {
+    return this.#context.sessions.get(sessionId, StreamableSessionTransport, exchange.principal);
   }
 
   /** A POST inside a handshake-era session (2025-03-26..2025-11-25 basic/transports: Session Management). */
   #sessionPost(exchange: HttpExchange, sessionId: string, messages: readonly object[], batch: boolean) {
-    const entry = this.#sessionEntry(sessionId);
+    const entry = this.#sessionEntry(sessionId, exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!handshakeVersionHeader(exchange)) {
       return reject(
@@ -178,6 +204,8 @@ export class McpHttpHandler {
         `Bad Request: unsupported MCP-Protocol-Version ${exchange.header(Header.ProtocolVersion)}`,
       );
     }
+    const { options, toolScopes } = this.#context;
+    if (refuseUnauthorized(options.auth, exchange, messages, toolScopes)) return;
     const transport = entry.transport;
     const ids: RequestId[] = [];
     for (const message of messages) {
@@ -225,7 +253,7 @@ export class McpHttpHandler {
       sessions.release();
       throw error;
     }
-    const entry = { transport, handle };
+    const entry = { transport, handle, principal: exchange.principal };
     transport.expectInitialize(request.id);
     const stream = transport.acceptRequests(exchange, [request], [request.id], false);
     stream.beforeFirstWrite = (response) => {
@@ -246,7 +274,7 @@ export class McpHttpHandler {
     // 2026-07-28: no GET stream; handshake-era clients name their session.
     if (sessionId === undefined)
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    const entry = this.#sessionEntry(sessionId);
+    const entry = this.#sessionEntry(sessionId, exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!parseAccept(exchange.header('accept')).sse)
       return reject(exchange, 406, 'Not Acceptable: accept text/event-stream');
@@ -266,7 +294,7 @@ export class McpHttpHandler {
     const sessionId = exchange.header(Header.SessionId);
     if (sessionId === undefined)
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    if (!this.#sessionEntry(sessionId))
+    if (!this.#sessionEntry(sessionId, exchange))
       return reject(exchange, 404, 'Not Found: unknown or terminated session');
     await this.#context.sessions.terminate(sessionId);
     exchange.respond(200, undefined);

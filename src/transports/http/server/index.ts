@@ -1,3 +1,4 @@
+export type { HttpAuthGuard, HttpAuthOutcome, HttpAuthRequest, HttpAuthResponse } from './auth.js';
 export { type FetchHandler, type FetchHandlerContext, createFetchHandler } from './fetch.js';
 export { type NodeHandler, createNodeHandler } from './node.js';
 export { DEFAULT_MAX_BODY_BYTES, type HttpServerOptions, LOCALHOST_NAMES } from './options.js';

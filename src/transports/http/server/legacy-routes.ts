@@ -1,4 +1,5 @@
 import { classify } from '../../../jsonrpc/messages.js';
+import { refuseUnauthorized } from './auth.js';
 import type { HttpExchange } from './exchange.js';
 import { type HandlerContext, readJsonBody, reject, rejectInvalid } from './context.js';
 import { LegacySseTransport } from './legacy-sse.js';
@@ -29,7 +30,7 @@ export async function openLegacySse(context: HandlerContext, exchange: HttpExcha
     return;
   }
   transport.onended = () => sessions.delete(sessionId);
-  sessions.add(sessionId, { transport, handle });
+  sessions.add(sessionId, { transport, handle, principal: exchange.principal });
   transport.announce(`${options.messagesPath}?sessionId=${encodeURIComponent(sessionId)}`);
 }
 
@@ -38,7 +39,7 @@ export async function postLegacySse(context: HandlerContext, exchange: HttpExcha
   const sessionId = exchange.query('sessionId');
   if (sessionId === undefined)
     return reject(exchange, 400, 'Bad Request: sessionId query parameter is required');
-  const entry = context.sessions.get(sessionId, LegacySseTransport);
+  const entry = context.sessions.get(sessionId, LegacySseTransport, exchange.principal);
   if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
   const body = await readJsonBody(exchange, context.options);
   if (!body) return;
@@ -51,6 +52,7 @@ export async function postLegacySse(context: HandlerContext, exchange: HttpExcha
   }
   const classified = classify(body.value);
   if (classified.kind === 'invalid') return rejectInvalid(exchange, classified);
+  if (refuseUnauthorized(context.options.auth, exchange, [classified.message], context.toolScopes)) return;
   entry.transport.deliver(classified.message, exchange.extra(sessionId));
   exchange.respond(202, undefined);
 }

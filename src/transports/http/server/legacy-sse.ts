@@ -1,5 +1,5 @@
 import { LocalError } from '../../../jsonrpc/errors.js';
-import type { JSONRPCMessage } from '../../../jsonrpc/messages.js';
+import { type JSONRPCMessage, stringifyMessage } from '../../../jsonrpc/messages.js';
 import type { MessageExtra, Transport } from '../../../jsonrpc/transport.js';
 import type { SseSink } from './exchange.js';
 import { SSE_KEEPALIVE, sseMessage } from './wire.js';
@@ -53,7 +53,7 @@ export class LegacySseTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) throw new LocalError('connection_closed', 'SSE stream is closed');
-    this.#sink.write(sseMessage(JSON.stringify(message)));
+    this.#sink.write(sseMessage(stringifyMessage(message)));
   }
 
   async close(): Promise<void> {

@@ -1,13 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
+import { CREDENTIAL_HEADERS } from './auth.js';
 import type { BodyLimits, BodyResult, HttpExchange, SseSink } from './exchange.js';
 import { SSE_HEADERS } from './wire.js';
 
-function toWebHeaders(source: IncomingHttpHeaders): Headers {
+function toWebHeaders(source: IncomingHttpHeaders, withCredentials: boolean): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined) continue;
+    if (value === undefined || (!withCredentials && CREDENTIAL_HEADERS.has(name))) continue;
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
@@ -38,17 +39,23 @@ class NodeMessageExtra {
   readonly authInfo: unknown;
   readonly sessionId: string | undefined;
   readonly #req: IncomingMessage;
+  readonly #withCredentials: boolean;
   #headers: Headers | undefined;
 
-  constructor(req: IncomingMessage, sessionId: string | undefined) {
+  constructor(
+    req: IncomingMessage,
+    sessionId: string | undefined,
+    authInfo: unknown,
+    withCredentials: boolean,
+  ) {
     this.#req = req;
     this.sessionId = sessionId;
-    // Set by an auth middleware in front of the handler (the convention of node frameworks).
-    this.authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
+    this.authInfo = authInfo;
+    this.#withCredentials = withCredentials;
   }
 
   get headers(): Headers {
-    this.#headers ??= toWebHeaders(this.#req.headers);
+    this.#headers ??= toWebHeaders(this.#req.headers, this.#withCredentials);
     return this.#headers;
   }
 }
@@ -93,6 +100,9 @@ export class NodeExchange implements HttpExchange {
   readonly path: string;
   readonly urlHost = undefined;
   responded = false;
+  authInfo: unknown;
+  principal: string | undefined;
+  credentialsConsumed = false;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #search: string | undefined;
@@ -101,6 +111,8 @@ export class NodeExchange implements HttpExchange {
   constructor(req: IncomingMessage, res: ServerResponse) {
     this.#req = req;
     this.#res = res;
+    // Set by an auth middleware in front of the handler (the convention of node frameworks).
+    this.authInfo = (req as IncomingMessage & { auth?: unknown }).auth;
     this.method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const question = url.indexOf('?');
@@ -171,7 +183,8 @@ export class NodeExchange implements HttpExchange {
   }
 
   extra(sessionId?: string): MessageExtra {
-    return new NodeMessageExtra(this.#req, sessionId) as unknown as MessageExtra;
+    const extra = new NodeMessageExtra(this.#req, sessionId, this.authInfo, !this.credentialsConsumed);
+    return extra as unknown as MessageExtra;
   }
 
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void {

@@ -1,4 +1,5 @@
 import { type Logger, silentLogger } from '../../../util/logger.js';
+import type { HttpAuthGuard } from './auth.js';
 
 export interface HttpServerOptions {
   /**
@@ -39,6 +40,11 @@ export interface HttpServerOptions {
    * messages. Default on, at '/sse' and '/messages'. `false` disables.
    */
   legacySse?: false | { ssePath?: string; messagesPath?: string };
+  /**
+   * Protects every route (both eras, HTTP+SSE) with an auth guard: `bearerAuth(...)` from agentforge/auth/server
+   * (OAuth 2.1 bearer tokens, RFC 9728 metadata). Default: none, the endpoint is open.
+   */
+  auth?: HttpAuthGuard;
   logger?: Logger;
 }
 
@@ -55,11 +61,12 @@ export interface ResolvedOptions {
   readonly keepAliveMs: number;
   readonly ssePath: string | undefined;
   readonly messagesPath: string | undefined;
+  readonly auth: HttpAuthGuard | undefined;
   readonly logger: Logger;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 export const LOCALHOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names (lowercase, IPv6 in brackets) with optional exact host:port entries. */
@@ -125,6 +132,7 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
     keepAliveMs: options.keepAliveMs === undefined ? 15_000 : Math.max(0, options.keepAliveMs),
     ssePath: legacy === false ? undefined : (legacy?.ssePath ?? '/sse'),
     messagesPath: legacy === false ? undefined : (legacy?.messagesPath ?? '/messages'),
+    auth: options.auth,
     logger: options.logger ?? silentLogger,
   };
 }

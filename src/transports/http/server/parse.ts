@@ -1,9 +1,9 @@
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 
-export type ParsedBody = { ok: true; value: unknown } | { ok: false; code: number; message: string };
+type ParsedBody = { ok: true; value: unknown } | { ok: false; code: number; message: string };
 
 /** Deeper nesting than this is refused: later consumers (schema validators, handlers) may recurse. */
-export const MAX_JSON_DEPTH = 256;
+const MAX_JSON_DEPTH = 256;
 
 /**
  * Parses a request body once. JSON.parse keeps the LAST of duplicate keys while other parsers (a gateway that

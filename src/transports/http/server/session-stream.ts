@@ -1,4 +1,4 @@
-import type { JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import { type JSONRPCResponse, type RequestId, stringifyMessage } from '../../../jsonrpc/messages.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import { SSE_KEEPALIVE, sseMessage, ssePriming } from './wire.js';
 
@@ -40,14 +40,16 @@ export class SessionStream {
   complete = false;
   /** Called before the first byte of the POST's answer: the initialize hook decides the session header there. */
   beforeFirstWrite: ((response: JSONRPCResponse | undefined) => void) | undefined;
+  readonly #settings: StreamSettings;
 
   constructor(
     key: string,
-    private readonly settings: StreamSettings,
+    settings: StreamSettings,
     pending: HttpExchange | undefined,
     requestIds: readonly RequestId[],
     batch: boolean,
   ) {
+    this.#settings = settings;
     this.key = key;
     this.#pending = pending;
     this.#awaiting = new Set(requestIds);
@@ -56,7 +58,7 @@ export class SessionStream {
 
   /** The headers of the response that opens the stream (the initialize hook may drop the session id). */
   get headers(): Record<string, string> {
-    return this.settings.headers;
+    return this.#settings.headers;
   }
 
   get connected(): boolean {
@@ -82,8 +84,8 @@ export class SessionStream {
       if (last) this.#answerJson(this.#batchResponses, this.#batchResponses[0]);
       return;
     }
-    for (const earlier of this.#batchResponses.splice(0)) this.#emit(JSON.stringify(earlier));
-    this.#emit(JSON.stringify(response));
+    for (const earlier of this.#batchResponses.splice(0)) this.#emit(stringifyMessage(earlier));
+    this.#emit(stringifyMessage(response));
     if (last) this.#finish();
   }
 
@@ -132,7 +134,8 @@ export class SessionStream {
     const exchange = this.#pending as HttpExchange;
     this.#pending = undefined;
     this.beforeFirstWrite?.(first);
-    exchange.respond(200, this.settings.headers, JSON.stringify(body));
+    const text = Array.isArray(body) ? `[${body.map(stringifyMessage).join(',')}]` : stringifyMessage(body);
+    exchange.respond(200, this.#settings.headers, text);
     this.complete = true;
   }
 
@@ -145,19 +148,19 @@ export class SessionStream {
   }
 
   #attach(exchange: HttpExchange, prime: boolean): void {
-    const sink = exchange.openSse(this.settings.headers);
+    const sink = exchange.openSse(this.#settings.headers);
     this.#sink = sink;
     sink.onclose = () => {
       if (this.#sink === sink) this.#detach(false);
     };
-    if (prime && this.settings.priming) {
+    if (prime && this.#settings.priming) {
       // The priming event takes a sequence number of its own, so replay after it starts with the next event.
       this.#seq++;
       this.#deliveredSeq = this.#seq;
-      sink.write(ssePriming(`${this.key}_${this.#seq}`, this.settings.retryMs));
+      sink.write(ssePriming(`${this.key}_${this.#seq}`, this.#settings.retryMs));
     }
-    if (this.settings.keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => sink.write(SSE_KEEPALIVE), this.settings.keepAliveMs);
+    if (this.#settings.keepAliveMs > 0) {
+      this.#keepAlive = setInterval(() => sink.write(SSE_KEEPALIVE), this.#settings.keepAliveMs);
       this.#keepAlive.unref?.();
     }
   }
@@ -169,7 +172,7 @@ export class SessionStream {
     this.#sink = undefined;
     if (end && sink) {
       // A server-side close of an unfinished stream tells the client when to come back (SEP-1699).
-      if (!this.complete && this.settings.priming) sink.write(`retry: ${this.settings.retryMs}\n\n`);
+      if (!this.complete && this.#settings.priming) sink.write(`retry: ${this.#settings.retryMs}\n\n`);
       sink.end();
     }
   }
@@ -178,7 +181,7 @@ export class SessionStream {
     this.#seq++;
     const text = sseMessage(json, `${this.key}_${this.#seq}`);
     this.#events.push({ seq: this.#seq, text });
-    if (this.#events.length > this.settings.maxEvents) this.#events.shift();
+    if (this.#events.length > this.#settings.maxEvents) this.#events.shift();
     if (this.#sink && !this.#sink.closed) {
       this.#sink.write(text);
       this.#deliveredSeq = this.#seq;

@@ -1,5 +1,10 @@
 import { LocalError } from '../../../jsonrpc/errors.js';
-import type { JSONRPCMessage, JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import {
+  type JSONRPCMessage,
+  type JSONRPCResponse,
+  type RequestId,
+  stringifyMessage,
+} from '../../../jsonrpc/messages.js';
 import type { MessageExtra, SendOptions, Transport } from '../../../jsonrpc/transport.js';
 import { Header } from '../../../mcp/meta.js';
 import type { HttpExchange } from './exchange.js';
@@ -142,7 +147,7 @@ export class StreamableSessionTransport implements Transport {
     }
     const related = options?.relatedRequestId;
     const stream = related === undefined ? undefined : this.#byRequest.get(related);
-    (stream ?? this.#standalone).sendMessage(JSON.stringify(message));
+    (stream ?? this.#standalone).sendMessage(stringifyMessage(message));
   }
 
   async close(): Promise<void> {

@@ -2,16 +2,21 @@ import type { ResolvedOptions } from './options.js';
 import type { ServerSessionHandle } from './types.js';
 
 /** What the registry needs of a session's transport, whichever HTTP transport it is. */
-export interface SessionTransportLike {
+interface SessionTransportLike {
   readonly lastActivity: number;
   /** Requests in flight or a stream open: not idle, whatever the clock says. */
   readonly busy: boolean;
   close(): Promise<void>;
 }
 
-export interface SessionEntry<T extends SessionTransportLike = SessionTransportLike> {
+interface SessionEntry<T extends SessionTransportLike = SessionTransportLike> {
   readonly transport: T;
   handle: ServerSessionHandle | undefined;
+  /**
+   * Who opened the session (the auth guard's principal). 2025-11-25 basic/security_best_practices, Session
+   * Hijacking: a session id is bound to its user, so another caller presenting it finds no session.
+   */
+  readonly principal?: string | undefined;
 }
 
 /** An unguessable id of visible ASCII (2025-11-25 basic/transports: Session Management). */
@@ -55,12 +60,15 @@ export class SessionRegistry {
     this.#startSweeper();
   }
 
+  /** The session, when it is of this kind and was opened by this principal (undefined for both without auth). */
   get<T extends SessionTransportLike>(
     id: string,
     kind: new (...args: never[]) => T,
+    principal: string | undefined,
   ): SessionEntry<T> | undefined {
     const entry = this.#sessions.get(id);
-    return entry && entry.transport instanceof kind ? (entry as SessionEntry<T>) : undefined;
+    if (!entry || !(entry.transport instanceof kind) || entry.principal !== principal) return undefined;
+    return entry as SessionEntry<T>;
   }
 
   /** Forgets a session (its transport already closed or closing). */

@@ -1,6 +1,12 @@
 import { LocalError, toWireError } from '../../../jsonrpc/errors.js';
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
+import {
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  stringifyMessage,
+} from '../../../jsonrpc/messages.js';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
+import type { StatelessRequestContext } from '../../../mcp/request-context.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import type { HttpMcpServer } from './types.js';
@@ -16,46 +22,50 @@ class StatelessReply {
   #sink: SseSink | undefined;
   #keepAlive: NodeJS.Timeout | undefined;
   #finished = false;
+  readonly #exchange: HttpExchange;
+  readonly #accepts: Accepts;
+  readonly #keepAliveMs: number;
+  readonly #onLost: () => void;
 
-  constructor(
-    private readonly exchange: HttpExchange,
-    private readonly accepts: Accepts,
-    private readonly keepAliveMs: number,
-    private readonly onLost: () => void,
-  ) {}
+  constructor(exchange: HttpExchange, accepts: Accepts, keepAliveMs: number, onLost: () => void) {
+    this.#exchange = exchange;
+    this.#accepts = accepts;
+    this.#keepAliveMs = keepAliveMs;
+    this.#onLost = onLost;
+  }
 
   notify(notification: JSONRPCNotification): void {
     if (this.#finished) return;
     // A client that cannot read SSE gets only the response (it broke the spec's Accept rule; drop, do not fail).
-    if (!this.accepts.sse) return;
+    if (!this.#accepts.sse) return;
     if (!this.#sink) this.#open();
-    this.#sink?.write(sseMessage(JSON.stringify(notification)));
+    this.#sink?.write(sseMessage(stringifyMessage(notification)));
   }
 
   finish(response: JSONRPCResponse): void {
     if (this.#finished) return;
     this.#finished = true;
-    const json = JSON.stringify(response);
-    if (this.#sink || !this.accepts.json) {
+    const json = stringifyMessage(response);
+    if (this.#sink || !this.#accepts.json) {
       // A client that reads only SSE gets even a lone response as a one-event stream.
-      this.#sink ??= this.exchange.openSse(undefined);
+      this.#sink ??= this.#exchange.openSse(undefined);
       if (this.#keepAlive) clearInterval(this.#keepAlive);
       this.#sink.write(sseMessage(json));
       this.#sink.end();
     } else {
-      this.exchange.respond(statusForResponse(response), undefined, json);
+      this.#exchange.respond(statusForResponse(response), undefined, json);
     }
   }
 
   #open(): void {
-    const sink = this.exchange.openSse(undefined);
+    const sink = this.#exchange.openSse(undefined);
     sink.onclose = () => {
       if (this.#keepAlive) clearInterval(this.#keepAlive);
-      this.onLost();
+      this.#onLost();
     };
     this.#sink = sink;
-    if (this.keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => sink.write(SSE_KEEPALIVE), this.keepAliveMs);
+    if (this.#keepAliveMs > 0) {
+      this.#keepAlive = setInterval(() => sink.write(SSE_KEEPALIVE), this.#keepAliveMs);
       this.#keepAlive.unref?.();
     }
   }
@@ -66,7 +76,7 @@ class StatelessReply {
  * someone asks for it (an AbortController per request is a measurable cost on the hot path); an abort before
  * that is remembered. A class, not an object literal: on Node 20 a literal with a getter is slow to create.
  */
-class StatelessCall {
+class StatelessCall implements StatelessRequestContext {
   readonly extra: MessageExtra;
   aborted = false;
   readonly #reply: StatelessReply;

@@ -1,5 +1,6 @@
-import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
-import type { MessageExtra, Transport } from '../../../jsonrpc/transport.js';
+import type { JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
+import type { Transport } from '../../../jsonrpc/transport.js';
+import type { StatelessRequestContext } from '../../../mcp/request-context.js';
 
 /** What `connect` returns: a handle on one handshake-era session. */
 export interface ServerSessionHandle {
@@ -9,17 +10,13 @@ export interface ServerSessionHandle {
 
 /**
  * The server as the HTTP layer sees it (the seam with src/server, typed structurally so the transport layer does
- * not import the server core). McpServer satisfies it.
+ * not import the server core). McpServer hands the transport its internal seam, which satisfies it.
  */
 export interface HttpMcpServer {
   /** 2026-07-28: one request in, one response out; request-scoped notifications go to `notify` meanwhile. */
   handleStatelessRequest(
     request: JSONRPCRequest,
-    context: {
-      extra?: MessageExtra;
-      signal: AbortSignal;
-      notify: (notification: JSONRPCNotification) => void;
-    },
+    context: StatelessRequestContext,
   ): JSONRPCResponse | Promise<JSONRPCResponse>;
   /** Handshake era: binds a session to a transport. */
   connect(transport: Transport): Promise<ServerSessionHandle>;
@@ -30,6 +27,8 @@ export interface HttpMcpServer {
    * there is no such tool.
    */
   toolInputSchema?(name: string): unknown;
+  /** The OAuth scopes the registered tool declares (checked by the auth guard before a tools/call is delivered). */
+  toolRequiredScopes?(name: string): readonly string[] | undefined;
 }
 
 /** Reads one request header by its lowercase name; undefined when absent. */

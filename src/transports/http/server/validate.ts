@@ -5,6 +5,7 @@ import { Header, MetaKey } from '../../../mcp/meta.js';
 import { NAMED_METHODS } from '../../../mcp/methods.js';
 import { eraOf, isSupportedVersion, statelessVersions } from '../../../mcp/revisions.js';
 import { type ParamHeader, decodeHeaderValue, scanParamHeaders, valueAtPath } from '../header-values.js';
+import { isRecord } from '../../../util/record.js';
 import type { HeaderReader } from './types.js';
 
 /** Looks up a tool's `x-mcp-header` declarations; undefined when the tool is unknown. */
@@ -32,10 +33,6 @@ export function paramHeaderLookup(
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const STATELESS_VERSIONS = statelessVersions();
 
 /**
@@ -55,14 +52,14 @@ export function validateStatelessRequest(
     return headerMismatch('Header mismatch: missing MCP-Protocol-Version header');
   const params = request.params;
   const meta = params?._meta;
-  const version = isObject(meta) ? meta[MetaKey.ProtocolVersion] : undefined;
+  const version = isRecord(meta) ? meta[MetaKey.ProtocolVersion] : undefined;
   if (typeof version !== 'string') {
     return new RpcError(
       ErrorCode.InvalidParams,
       `Invalid params: _meta must carry ${MetaKey.ProtocolVersion}`,
     );
   }
-  if (!isObject((meta as Record<string, unknown>)[MetaKey.ClientCapabilities])) {
+  if (!isRecord((meta as Record<string, unknown>)[MetaKey.ClientCapabilities])) {
     return new RpcError(
       ErrorCode.InvalidParams,
       `Invalid params: _meta must carry ${MetaKey.ClientCapabilities}`,

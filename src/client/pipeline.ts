@@ -1,0 +1,97 @@
+/**
+ * The client's request pipeline: every request the client sends runs through one `compose` (src/util/compose.ts)
+ * of middleware, outermost first:
+ *
+ *   input loop (MRTR rounds)  >  user middleware (`ClientOptions.middleware`)  >  session renewal  >
+ *   retry after a link failure (waits out a restart)  >  the era codec's `send`
+ *
+ * User middleware therefore sees every round trip of a logical request (each MRTR round) and can resend: a
+ * middleware may call `next` again once a call settled (an OAuth layer retrying after a 401 with a new token).
+ * The requests the client makes while connecting (server/discover, initialize, notifications/initialized,
+ * logging/setLevel, and initialize again when a session is renewed) run through the user middleware as well,
+ * with `connecting: true`; an `HttpStatusError` thrown there reaches the middleware before negotiation reads it.
+ */
+import type { Result } from '../jsonrpc/connection.js';
+import { LocalError } from '../mcp/local-errors.js';
+import { HttpStatusError } from '../transports/http/client/errors.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
+import type { Middleware } from '../util/compose.js';
+import type { ClientEraCodec } from './codec.js';
+import { isLinkFailure, unwrapError } from './failures.js';
+import type { Link } from './link.js';
+import type { CallOptions } from './types.js';
+
+/** What a middleware sees of one request. A middleware passes a modified copy to `next`, never mutates it. */
+export interface ClientRequestContext {
+  /** `notification` (only notifications/initialized, while connecting) resolves with `{}` once sent. */
+  readonly kind: 'request' | 'notification';
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** The caller's options: cancellation, timeouts, progress, trace, retry. */
+  readonly options: CallOptions;
+  /** The live transport and JSON-RPC connection the request goes over (`link.transport` for HTTP details). */
+  readonly link: Link;
+  /** The era codec that puts the request on the wire. */
+  readonly codec: ClientEraCodec;
+  /** A read the client may resend after a link failure (lists, reads, prompts/get, completion). */
+  readonly idempotent: boolean;
+  /** Sent while connecting or renewing a session, before the client is usable. */
+  readonly connecting: boolean;
+}
+
+export type ClientMiddleware = Middleware<ClientRequestContext, Result>;
+
+/** What the built-in middleware needs of the client. */
+export interface PipelineHost {
+  readonly closed: boolean;
+  /** The codec of the current link (a restarted server may speak another era). */
+  readonly codec: ClientEraCodec;
+  /** The current link once any restart in progress is over; rejects when the client is closed or dead. */
+  ready(): Promise<Link>;
+  /** Starts a new session after a 404 on `expired` (shared by parallel calls; a no-op for a replaced link). */
+  renewSession(link: Link, expired: string | undefined): Promise<void>;
+}
+
+function retryable(context: ClientRequestContext): boolean {
+  return (context.idempotent || context.options.retry === true) && !context.options.signal?.aborted;
+}
+
+/**
+ * 2025-11-25 Session Management: a 404 on our session means a new initialize without the old id; a read is
+ * then sent again on the new session, anything else fails with `connection_closed` (it may have had effects).
+ * Only a link with a session can see it, so only such a link pays for the handler.
+ */
+export function sessionRenewal(host: PipelineHost): ClientMiddleware {
+  return (context, next) => {
+    const transport = context.link.transport;
+    if (!(transport instanceof StreamableHttpClientTransport) || transport.mode !== 'session')
+      return next(context);
+    return next(context).catch(async (caught: unknown) => {
+      const error = unwrapError(caught);
+      if (!(error instanceof HttpStatusError) || !error.sessionExpired) throw error;
+      await host.renewSession(context.link, error.expiredSessionId);
+      if (retryable(context)) return next({ ...context, link: await host.ready(), codec: host.codec });
+      throw new LocalError(
+        'connection_closed',
+        `the server ended the session during ${context.method}; a new session was started`,
+        { cause: error },
+      );
+    });
+  };
+}
+
+/**
+ * Idempotent requests (and tools/call when the caller opted in) are sent once more after a link failure, on the
+ * restarted link once the restart with backoff is over, or on the same link if it is still open.
+ */
+export function retryAfterLinkFailure(host: PipelineHost): ClientMiddleware {
+  return (context, next) => {
+    if (!retryable(context)) return next(context);
+    return next(context).catch(async (error: unknown) => {
+      if (!retryable(context) || !isLinkFailure(error) || host.closed) throw error;
+      const link = await host.ready().catch(() => undefined);
+      if (!link || (link === context.link && context.link.connection.closed)) throw error;
+      return next({ ...context, link, codec: host.codec });
+    });
+  };
+}
