@@ -40,6 +40,9 @@ function authorizationUrl(request: AuthorizationRequest, challenge: string, stat
   parameters.set('state', state);
   parameters.set('resource', request.resource);
   if (request.scope && request.scope.length > 0) parameters.set('scope', request.scope.join(' '));
+  // OpenID Connect Core 11: a request for offline_access uses prompt=consent, or an OpenID Provider
+  // (oidc-provider among them) grants the rest and issues no refresh token.
+  if (request.scope?.includes('offline_access')) parameters.set('prompt', 'consent');
   return assertOpenableUrl(url);
 }
 

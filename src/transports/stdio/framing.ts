@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
-import { stringifyMessage } from '../../jsonrpc/messages.js';
+import { stringifyMessage } from '../../jsonrpc/serialise.js';
 
 /** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
 export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;

@@ -1,5 +1,6 @@
 import { LocalError } from '../../../jsonrpc/errors.js';
-import { type JSONRPCMessage, stringifyMessage } from '../../../jsonrpc/messages.js';
+import type { JSONRPCMessage } from '../../../jsonrpc/messages.js';
+import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { MessageExtra, Transport } from '../../../jsonrpc/transport.js';
 import type { SseSink } from './exchange.js';
 import { SSE_KEEPALIVE, sseMessage } from './wire.js';

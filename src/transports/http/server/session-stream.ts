@@ -1,4 +1,5 @@
-import { type JSONRPCResponse, type RequestId, stringifyMessage } from '../../../jsonrpc/messages.js';
+import type { JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import { SSE_KEEPALIVE, sseMessage, ssePriming } from './wire.js';
 

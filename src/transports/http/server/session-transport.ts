@@ -1,10 +1,6 @@
 import { LocalError } from '../../../jsonrpc/errors.js';
-import {
-  type JSONRPCMessage,
-  type JSONRPCResponse,
-  type RequestId,
-  stringifyMessage,
-} from '../../../jsonrpc/messages.js';
+import type { JSONRPCMessage, JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
+import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { MessageExtra, SendOptions, Transport } from '../../../jsonrpc/transport.js';
 import { Header } from '../../../mcp/meta.js';
 import type { HttpExchange } from './exchange.js';

@@ -1,10 +1,6 @@
 import { LocalError, toWireError } from '../../../jsonrpc/errors.js';
-import {
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type JSONRPCResponse,
-  stringifyMessage,
-} from '../../../jsonrpc/messages.js';
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../../../jsonrpc/messages.js';
+import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
 import type { StatelessRequestContext } from '../../../mcp/request-context.js';
 import type { HttpExchange, SseSink } from './exchange.js';
