@@ -9,7 +9,7 @@
 import { missingRequiredClientCapability } from '../mcp/errors.js';
 import type { ClientCapabilities, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { isPlainObject } from './codec.js';
+import { type Cache, isPlainObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
 import type {
   ExtensionHooks,
@@ -18,7 +18,6 @@ import type {
   ToolCallInterception,
 } from './extension-hooks.js';
 import type { Route, RouteScope } from './routes.js';
-import { combineCache } from './core.js';
 import type { CacheHints, HandlerContext } from './types.js';
 
 export type { ListenAttachment, ListenRequest, ToolCallInterception } from './extension-hooks.js';
@@ -31,8 +30,8 @@ export interface ExtensionMethod {
    */
   readonly era?: 'both' | 'handshake' | 'stateless';
   /**
-   * 2026-07-28 (SEP-2549): the result's `ttlMs` and `cacheScope`, over the server's defaults. Absent: the
-   * result carries none (earlier revisions never do).
+   * 2026-07-28 (SEP-2549): the result's `ttlMs` and `cacheScope`; a field left out is the server's default.
+   * Absent: the result carries none (earlier revisions never do).
    */
   readonly cache?: CacheHints;
   /**
@@ -92,7 +91,15 @@ function checkDeclared(extension: ServerExtension, capabilities: ClientCapabilit
 function finish(method: string, scope: RouteScope, result: unknown, cache?: CacheHints): JSONObject {
   if (!isPlainObject(result))
     throw new Error(`${method} handler returned ${describe(result)}, not an object`);
-  return scope.codec.finish(result, cache && combineCache(scope.core.defaultCache, [cache]));
+  return scope.codec.finish(result, cache && cacheOf(scope.core.defaultCache, cache));
+}
+
+/** The method's own hints, the server's defaults for what they leave out. */
+function cacheOf(defaults: Cache, hints: CacheHints): Cache {
+  return {
+    ttlMs: Math.max(0, Math.floor(hints.ttlMs ?? defaults.ttlMs)),
+    cacheScope: hints.cacheScope ?? defaults.cacheScope,
+  };
 }
 
 function describe(value: unknown): string {
