@@ -68,10 +68,11 @@ async function withStdio(serverArgs, fn) {
   }
 }
 
-async function withHttp(serverArgs, fn) {
+async function withHttp(serverArgs, fn, headersFor) {
   const server = await startHttpServer(spec.impl, ['--transport=http', `--mode=${spec.mode}`, ...serverArgs]);
   try {
-    const client = await impl.connectHttp(server.url, { mode: spec.mode });
+    const headers = headersFor ? await headersFor(server.url) : undefined;
+    const client = await impl.connectHttp(server.url, { mode: spec.mode, ...(headers ? { headers } : {}) });
     try {
       return await fn(client, server.child.pid);
     } finally {
@@ -182,6 +183,37 @@ const scenarios = {
         return { rps1: r1.rps, rps1k: r1k.rps, penalty: r1.rps / r1k.rps };
       }),
     ),
+  // An authorized call (a bearer JWT the server verifies; the same token every call, as a client with a cached
+  // token sends it) against an unprotected one: two agentforge servers, alternating blocks on one client.
+  'http-auth': async () => {
+    const { SignJWT, exportJWK, generateKeyPair } = await import('jose');
+    const issuer = 'https://as.bench.invalid';
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256', use: 'sig' }] };
+    const authArg = `--auth=${Buffer.from(JSON.stringify({ issuer, jwks })).toString('base64url')}`;
+    const bearerFor = async (url) => {
+      const token = await new SignJWT({ scope: 'mcp:tools', client_id: 'bench' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'bench', typ: 'at+jwt' })
+        .setIssuer(issuer)
+        .setAudience(url)
+        .setSubject('bench-user')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(privateKey);
+      return { authorization: `Bearer ${token}` };
+    };
+    return withHttp(['--minimal'], (plain) =>
+      withHttp(
+        ['--minimal', authArg],
+        async (authed) => {
+          await alternate([echo(plain), echo(authed)], 2 * spec.warmupMs);
+          const [p, a] = await alternate([echo(plain), echo(authed)], spec.durationMs);
+          return { rps: p.rps, rpsAuth: a.rps, overhead: p.rps / a.rps };
+        },
+        bearerFor,
+      ),
+    );
+  },
   'http-seq': () =>
     withHttp(spec.serverArgs ?? [], async (client, pid) => {
       await warm(echo(client));

@@ -25,8 +25,8 @@ export async function connectStdio({ command, args }) {
   );
 }
 
-export async function connectHttp(url, { mode }) {
-  const options = { clientInfo: { name: 'bench', version: '1.0.0' } };
+export async function connectHttp(url, { mode, headers }) {
+  const options = { clientInfo: { name: 'bench', version: '1.0.0' }, ...(headers ? { headers } : {}) };
   if (mode === 'legacy') options.protocolVersion = '2025-11-25';
   return wrap(await McpClient.connect(url, options));
 }

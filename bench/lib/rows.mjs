@@ -186,6 +186,33 @@ export const ROWS = [
     kind: 'cost',
     target: { op: '<=', value: 1.15, absolute: true },
   },
+  // Authorization (agentforge only: the others have no resource-server side to compare)
+  {
+    id: 'http-auth-plain',
+    label: 'HTTP modern: sequential, unprotected endpoint',
+    cell: 'http-auth',
+    spec: { scenario: 'http-auth', mode: 'modern', implsOnly: ['agentforge'] },
+    metric: (r) => r.rps,
+    unit: 'calls/s',
+    kind: 'throughput',
+  },
+  {
+    id: 'http-auth',
+    label: 'HTTP modern: sequential, bearer JWT verified per call (cached token)',
+    cell: 'http-auth',
+    metric: (r) => r.rpsAuth,
+    unit: 'calls/s',
+    kind: 'throughput',
+  },
+  {
+    id: 'auth-overhead',
+    label: '  per-call cost, authorized vs unprotected (x)',
+    cell: 'http-auth',
+    metric: (r) => r.overhead,
+    unit: 'x',
+    kind: 'cost',
+    target: { op: '<=', value: 1.1, absolute: true },
+  },
   // 4. Startup
   {
     id: 'startup',

@@ -1,5 +1,6 @@
 // Benchmark server on agentforge (../dist): serveStdio() for stdio (both eras), listen() for Streamable HTTP
 // (both eras on one endpoint: the client chooses modern or a legacy session).
+import { JwtVerifier, bearerAuth } from '../../dist/auth/server/index.js';
 import { McpServer } from '../../dist/server/index.js';
 import {
   announcePort,
@@ -50,6 +51,15 @@ for (let i = 0; i < opts.tools; i++) {
 if (opts.transport === 'stdio') {
   await server.serveStdio();
 } else {
-  const listening = await server.listen({ port: 0, host: '127.0.0.1' });
+  // --auth=<JWKS>: a protected endpoint (bearer JWTs verified against that key set, audience = its URL).
+  const auth = opts.auth
+    ? (url) =>
+        bearerAuth({
+          resource: url,
+          authorizationServers: [opts.auth.issuer],
+          verifier: new JwtVerifier({ jwks: opts.auth.jwks, issuer: opts.auth.issuer }),
+        })
+    : undefined;
+  const listening = await server.listen({ port: 0, host: '127.0.0.1', ...(auth ? { auth } : {}) });
   announcePort(listening.httpServer);
 }
