@@ -2,7 +2,8 @@
 // Runs the official conformance suite's client scenarios against build/conformance/client-fixture.js:
 // both requirement sets (2026-07-28 and 2025-11-25) with the expected-failures baseline, then every unscored
 // client scenario of each set on its own (the auth extensions among them), since unscored results do not move
-// the suite's exit code, then the 2025-03-26 authorization back-compat scenarios at their own revision.
+// the suite's exit code, then the 2025-03-26 authorization back-compat scenarios at their own revision, then
+// the four sep-2640-client-* extension scenarios (SEP-2640 skills), pending in the suite, by name.
 // Exits non-zero on any unexpected failure. Build first (`npm run build`).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -45,7 +46,7 @@ const backcompat = {
   scenarios: ['auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-endpoint-fallback'],
 };
 
-function runSingle(scenario, revision) {
+function runSingle(scenario, revision, { skippedFails = false } = {}) {
   // --force: extension scenarios are on no revision's timeline; they run at this one's wire.
   const single = run([
     'client',
@@ -58,7 +59,10 @@ function runSingle(scenario, revision) {
     revision,
     '--force',
   ]);
-  const ok = single.status === 0 && /OVERALL: PASSED/.test(single.output);
+  const ok =
+    single.status === 0 &&
+    /OVERALL: PASSED/.test(single.output) &&
+    !(skippedFails && /SKIPPED/.test(single.output));
   console.log(`${scenario} @ ${revision}: ${ok ? 'passed' : 'FAILED'} ${summary(single.output)}`);
   if (!ok) {
     console.log(single.output.split('\n').slice(-30).join('\n'));
@@ -98,10 +102,18 @@ for (const revision of requirementSets) {
 console.log(`\n=== back-compat client scenarios at ${backcompat.revision} ===`);
 for (const scenario of backcompat.scenarios) runSingle(scenario, backcompat.revision);
 
+console.log('\n=== extension scenarios (SEP-2640 skills) @ 2026-07-28 ===');
+const listed = run(['list']).output;
+const skillScenarios = [...listed.matchAll(/-\s+(sep-2640-client-\S+)\s+\[extension\]/g)].map((m) => m[1]);
+if (skillScenarios.length < 4)
+  failures.push(`expected 4 sep-2640-client-* scenarios, found ${skillScenarios.length}`);
+// A SKIPPED check (the client never listed) is no pass here: every check must be SUCCESS.
+for (const scenario of skillScenarios) runSingle(scenario, '2026-07-28', { skippedFails: true });
+
 if (failures.length > 0) {
   console.error(`\nUnexpected client conformance failures:\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
 console.log(
-  '\nAll client scenarios passed: both requirement sets, the unscored ones and the 2025-03-26 back-compat.',
+  '\nAll client scenarios passed: both requirement sets, the unscored ones, the 2025-03-26 back-compat and the skills extension ones.',
 );

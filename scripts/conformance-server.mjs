@@ -2,8 +2,9 @@
 // Runs the official conformance suite's server scenarios against build/conformance/server-fixture.js over
 // Streamable HTTP: both requirement sets (2026-07-28 and 2025-11-25) with the expected-failures baseline, then
 // every unscored scenario of each set on its own (header validation, json-schema-2020-12, SSE polling, session
-// lifecycle), since unscored results do not move the suite's exit code. The tasks-* extension scenarios are a
-// later issue. Exits non-zero on any unexpected failure (a FAILURE or WARNING check). Build first.
+// lifecycle), since unscored results do not move the suite's exit code; then the extension scenarios, pending in
+// the suite and so run by name: the ten tasks-* (SEP-2663) and the sep-2640-skills-* (SEP-2640) ones, on
+// 2026-07-28. Exits non-zero on any unexpected failure (a FAILURE or WARNING check). Build first.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -57,13 +58,21 @@ function run(args) {
   return { status: result.status ?? 1, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 
-/** Unscored server scenarios of a set, minus the tasks-* extension (a later issue). */
+/** Unscored server scenarios of a set, minus the extension scenarios (run by name below). */
 function unscoredServerScenarios(revision) {
   const { output } = run(['list', '--requirements', revision]);
   const unscored = output.split('Run and reported, but never scored')[1] ?? '';
   return [...unscored.matchAll(/-\s+(\S+)\s+\[server\]/g)]
     .map((m) => m[1])
-    .filter((name) => !name.startsWith('tasks-'));
+    .filter((name) => !name.startsWith('tasks-') && !name.startsWith('sep-2640-'));
+}
+
+/** The extension scenarios ([extension] in `list`), server side: tasks-* and sep-2640-skills-*. */
+function extensionServerScenarios() {
+  const { output } = run(['list']);
+  return [...output.matchAll(/-\s+(\S+)\s+\[extension\]/g)]
+    .map((m) => m[1])
+    .filter((name) => name.startsWith('tasks-') || name.startsWith('sep-2640-skills-'));
 }
 
 /** Runs one scenario by name and reads its checks: any FAILURE or WARNING is a failure here. */
@@ -145,6 +154,18 @@ try {
       }
     }
   }
+  console.log('\n=== extension scenarios (SEP-2663 tasks, SEP-2640 skills) @ 2026-07-28 ===');
+  const extensions = extensionServerScenarios();
+  if (extensions.length < 13)
+    failures.push(`expected 13 extension scenarios, the suite lists ${extensions.length}`);
+  for (const scenario of extensions) {
+    const single = runScenario(url, scenario, '2026-07-28');
+    console.log(`extension ${scenario}: ${single.ok ? 'passed' : 'FAILED'} (${single.detail ?? ''})`);
+    if (!single.ok) {
+      console.log(single.output.split('\n').slice(-30).join('\n'));
+      failures.push(`${scenario} @ 2026-07-28`);
+    }
+  }
 } catch (error) {
   failures.push(`harness: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
@@ -155,4 +176,4 @@ if (failures.length > 0) {
   console.error(`\nUnexpected server conformance failures:\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log('\nAll server scenarios (except the tasks-* extension) passed in both requirement sets.');
+console.log('\nAll server scenarios passed in both requirement sets, and every extension scenario.');

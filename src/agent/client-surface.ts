@@ -44,10 +44,20 @@ export interface HostClient {
   close(): Promise<void>;
 }
 
+/** A tool call the server runs as a task (SEP-2663): each status it goes through. */
+export interface TaskUpdate {
+  readonly tool: string;
+  readonly taskId: string;
+  readonly status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  readonly statusMessage?: string;
+}
+
 /** Requests a server sends to the host while serving (elicitation, sampling), tagged with the server. */
 export interface ServerRequestHandlers {
   elicitation?(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
   sampling?(params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult>;
+  /** Extension wiring point (tasks): a task-backed tool call changed status. */
+  task?(update: TaskUpdate): void;
 }
 
 export interface ConnectContext {

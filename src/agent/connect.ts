@@ -5,10 +5,13 @@
  * connection closing are passed to the host, which applies them between turns.
  */
 import { type ClientHandlers, type ClientOptions, McpClient } from '../client/index.js';
+import { capabilitiesFromHandlers } from '../client/input.js';
+import { withTasksCapability } from '../extensions/tasks/client.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
 import type { ServerConfig } from './config.js';
 import { oauthProviderFor } from './oauth.js';
+import { withTaskCalls } from './task-client.js';
 
 const CLIENT_INFO = { name: 'agentforge', version: PACKAGE_VERSION };
 const FORWARDED: readonly ClientEvent[] = [
@@ -20,7 +23,7 @@ const FORWARDED: readonly ClientEvent[] = [
 
 export const mcpClientConnector: Connector = async (config: ServerConfig, context: ConnectContext) => {
   const { target } = config;
-  const { elicitation, sampling } = context.handlers;
+  const { elicitation, sampling, task } = context.handlers;
   // Only what the host can answer is declared: the client derives its capabilities from these handlers.
   const handlers: ClientHandlers = {
     ...(elicitation ? { elicitation: (params, input) => elicitation(params, input.signal) } : {}),
@@ -29,6 +32,10 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
   const options: ClientOptions = {
     clientInfo: CLIENT_INFO,
     handlers,
+    // Extension wiring point: the host takes tasks (SEP-2663), on top of what its handlers can answer.
+    capabilities: withTasksCapability(
+      capabilitiesFromHandlers(handlers, config.protocolVersion ?? '2026-07-28'),
+    ),
     signal: context.signal,
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
@@ -61,5 +68,5 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
   );
   for (const event of forwarded) client.on(event, () => context.onEvent(event));
   await client.listChangesReady();
-  return client;
+  return withTaskCalls(client, handlers, task);
 };

@@ -17,7 +17,13 @@ import type {
 } from '../mcp/types.js';
 import { delay } from '../util/abort.js';
 import { type Logger, silentLogger } from '../util/logger.js';
-import type { ClientEvent, Connector, HostClient, ServerRequestHandlers } from './client-surface.js';
+import type {
+  ClientEvent,
+  Connector,
+  HostClient,
+  ServerRequestHandlers,
+  TaskUpdate,
+} from './client-surface.js';
 import type { HostConfig } from './config.js';
 import { mcpClientConnector } from './connect.js';
 import type { ToolNamer } from './naming.js';
@@ -39,7 +45,9 @@ export type HostEvent =
       readonly error?: string;
     }
   | { readonly type: 'list_changed'; readonly server: string; readonly list: ClientEvent }
-  | { readonly type: 'registry_changed'; readonly change: RegistryChange };
+  | { readonly type: 'registry_changed'; readonly change: RegistryChange }
+  /** A tool call running as a task (SEP-2663): shown as running until a terminal status. */
+  | ({ readonly type: 'task'; readonly server: string } & TaskUpdate);
 
 /** Server-initiated requests, with the server that sent them. */
 export interface HostRequestHandlers {
@@ -327,13 +335,14 @@ export class McpHost {
       if (!handler) return Promise.resolve({ action: 'decline' });
       return handler(server, params, signal);
     };
-    if (!this.options.offerSampling && !this.handlers.sampling) return { elicitation };
+    const task: ServerRequestHandlers['task'] = (update) => this.emit({ type: 'task', server, ...update });
+    if (!this.options.offerSampling && !this.handlers.sampling) return { elicitation, task };
     const sampling: ServerRequestHandlers['sampling'] = (params, signal) => {
       const handler = this.handlers.sampling;
       if (!handler) return Promise.reject(new Error('sampling is not configured on this host'));
       return handler(server, params, signal);
     };
-    return { elicitation, sampling };
+    return { elicitation, sampling, task };
   }
 
   private onSlotChange(slot: ServerSlot, what: SlotChange): void {

@@ -21,6 +21,7 @@ export type {
   Connector,
   HostClient,
   ServerRequestHandlers,
+  TaskUpdate,
 } from './client-surface.js';
 export {
   type HostConfig,
@@ -65,6 +66,7 @@ export {
   compose,
   deniedOutcome,
 } from './middleware.js';
+export { type OfferedSkill, skillsContext } from './skills.js';
 export { LLM_NAME_PATTERN, type ToolNamer, assignNames, prefixedName, sanitizeName } from './naming.js';
 export { type RegisteredTool, type RegistryChange, type ServerSnapshot, ToolRegistry } from './registry.js';
 export {

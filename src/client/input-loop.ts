@@ -3,8 +3,9 @@
  * `input_required` has its input requests fulfilled by the host's handlers and is sent again with a new id, the
  * original params plus `inputResponses`, and `requestState` exactly as received. Each call keeps its own state,
  * so parallel calls never see each other's. `maxTotalTimeoutMs` bounds the whole exchange, the host's handlers
- * included: a user who never answers an elicitation does not hang the call. Every other result must be
- * complete. Each round goes through the middleware inside this one (the user's among them).
+ * included: a user who never answers an elicitation does not hang the call. Only `input_required` loops: every
+ * other result is final (`complete`, or a tools/call's CreateTaskResult, resultType `task`, SEP-2663) and goes
+ * through the method's check. Each round goes through the middleware inside this one (the user's among them).
  */
 import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
@@ -31,7 +32,7 @@ export function inputLoop(defaults: RequestDefaults, checks: ResultChecks): Clie
     // `maxTotalTimeoutMs`): a call that completes at once allocates nothing for the loop but this reaction.
     const startedAt = Date.now();
     return next(context).then((first) =>
-      readResultType(first) === 'complete'
+      readResultType(first) !== 'input_required'
         ? check(first)
         : rounds(context, next, loop, startedAt, first, check),
     );
@@ -74,7 +75,7 @@ async function rounds(
       const remaining = loop.maxTotalTimeoutMs - (Date.now() - startedAt);
       if (remaining <= 0 || signal.aborted) throw abortReason(signal, method, loop.maxTotalTimeoutMs);
       result = await next({ ...context, params, options: { ...options, maxTotalTimeoutMs: remaining } });
-      if (readResultType(result) === 'complete') return check(result);
+      if (readResultType(result) !== 'input_required') return check(result);
     }
   } finally {
     clearTimeout(timer);

@@ -68,8 +68,10 @@ export class RequestDefaults {
 }
 
 /**
- * The check of a complete result per method, built once per method and client: only MRTR methods may answer
- * input_required, and a tools/call result must carry its content (src/client/result-shapes.ts).
+ * The check of a final result per method, built once per method and client: only MRTR methods may answer
+ * input_required, and a tools/call result must carry its content (src/client/result-shapes.ts). A tools/call
+ * may also answer with the tasks extension's CreateTaskResult (SEP-2663 Polymorphic Results: resultType
+ * `task`), final like `complete`: the tasks client (agentforge/extensions/tasks) reads it.
  */
 export class ResultChecks {
   readonly #server: () => string;
@@ -83,15 +85,17 @@ export class ResultChecks {
   for(method: string): (result: Result) => Result {
     let check = this.#checks.get(method);
     if (check === undefined) {
-      const shape = method === Method.ToolsCall ? checkCallToolResult : undefined;
+      const isToolCall = method === Method.ToolsCall;
       check = (result) => {
-        if (readResultType(result) !== 'complete') {
+        const resultType = readResultType(result);
+        if (resultType === 'task' && isToolCall) return result;
+        if (resultType !== 'complete') {
           throw new LocalError(
             'protocol_error',
-            `${this.#server()} answered ${method} with input_required, which only tools/call, prompts/get and resources/read may`,
+            `${this.#server()} answered ${method} with ${resultType}, which ${resultType === 'task' ? 'only tools/call' : 'only tools/call, prompts/get and resources/read'} may`,
           );
         }
-        if (shape) shape(result, this.#server());
+        if (isToolCall) checkCallToolResult(result, this.#server());
         return result;
       };
       if (this.#checks.size < 256) this.#checks.set(method, check);

@@ -11,6 +11,7 @@ import { eraOf, isSupportedVersion } from '../mcp/revisions.js';
 import type { Tool } from '../mcp/types.js';
 import { consoleLogger } from '../util/logger.js';
 import { conformanceOAuth } from './client-fixture-auth.js';
+import { exerciseSkills } from './client-fixture-skills.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 
 interface ToolCall {
@@ -56,6 +57,8 @@ function sampleArguments(tool: Tool): Record<string, unknown> {
 }
 
 async function exercise(client: McpClient, scenario: string, context: Context): Promise<void> {
+  // Extension scenarios (SEP-2640 skills) live in their own file.
+  if (await exerciseSkills(client, scenario)) return;
   const tools = await client.listTools();
   if (scenario === 'json-schema-2020-12-preservation') {
     const focal = tools.find((tool) => tool.name !== 'json_schema_echo');

@@ -16,6 +16,8 @@ import {
   mrtrTools,
   statelessProbeTools,
 } from './server-fixture-input.js';
+import { skillResources } from './server-fixture-skills.js';
+import { taskTools } from './server-fixture-tasks.js';
 
 function prompts(server: McpServer): void {
   const user = (content: JSONObject) => ({ role: 'user' as const, content: content as never });
@@ -140,7 +142,7 @@ function resources(server: McpServer): void {
   );
 }
 
-function createFixtureServer(): McpServer {
+async function createFixtureServer(): Promise<McpServer> {
   const server = new McpServer({
     name: 'agentforge-conformance-server',
     version: PACKAGE_VERSION,
@@ -154,14 +156,16 @@ function createFixtureServer(): McpServer {
   mrtrTools(server);
   mrtrCompositeTools(server);
   statelessProbeTools(server);
+  taskTools(server);
   prompts(server);
   mediaPrompts(server);
   resources(server);
+  await skillResources(server);
   return server;
 }
 
 async function main(): Promise<void> {
-  const server = createFixtureServer();
+  const server = await createFixtureServer();
   if (process.argv.includes('--stdio')) {
     await server.serveStdio();
     return;

@@ -22,6 +22,7 @@ export const Method = {
   TasksResult: 'tasks/result',
   TasksList: 'tasks/list',
   TasksCancel: 'tasks/cancel',
+  TasksUpdate: 'tasks/update',
 } as const;
 
 export const Notification = {
@@ -37,16 +38,24 @@ export const Notification = {
   SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
   ElicitationComplete: 'notifications/elicitation/complete',
   TasksStatus: 'notifications/tasks/status',
+  /** SEP-2663 (io.modelcontextprotocol/tasks): a task's DetailedTask, on subscriptions/listen. */
+  Tasks: 'notifications/tasks',
 } as const;
 
 export type MethodName = (typeof Method)[keyof typeof Method];
 export type NotificationName = (typeof Notification)[keyof typeof Notification];
 
-/** Requests that name one primitive; on 2026-07-28 HTTP the name travels in `Mcp-Name` too. */
-export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri'>> = {
+/**
+ * Requests that name one primitive; on 2026-07-28 HTTP the name travels in `Mcp-Name` too. SEP-2663 Streamable
+ * HTTP: Routing Headers adds the tasks extension's methods, whose `Mcp-Name` is `params.taskId`.
+ */
+export const NAMED_METHODS: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   [Method.ToolsCall]: 'name',
   [Method.PromptsGet]: 'name',
   [Method.ResourcesRead]: 'uri',
+  [Method.TasksGet]: 'taskId',
+  [Method.TasksUpdate]: 'taskId',
+  [Method.TasksCancel]: 'taskId',
 };
 
 /** 2026-07-28 basic/patterns/mrtr: the only requests whose result may be `input_required`. */

@@ -15,7 +15,7 @@ import {
 } from '../mcp/types.js';
 import type { InputBackend } from './input.js';
 import { principalOf } from './request-state.js';
-import type { AuthInfo, HandlerContext, InputOptions } from './types.js';
+import type { AuthInfo, HandlerContext, InputOptions, TaskContext } from './types.js';
 
 /** Everything a request carries that handlers and operations need, whatever its era. */
 export interface RequestScope {
@@ -31,6 +31,8 @@ export interface RequestScope {
   readonly logLevel: LoggingLevel | 'all' | undefined;
   readonly inputRound: number;
   readonly input: InputBackend;
+  /** Extension wiring point (tasks): the call's task controls, when it may become a task. */
+  readonly task?: TaskContext;
   /** Sends a notification that belongs to this request (progress, log). */
   notify(method: string, params: JSONObject): Promise<void>;
 }
@@ -65,6 +67,7 @@ class RequestHandlerContext implements HandlerContext {
   readonly extra: MessageExtra | undefined;
   readonly meta: JSONObject | undefined;
   readonly inputRound: number;
+  readonly task: TaskContext | undefined;
   readonly #scope: RequestScope;
   #ordinals: Record<string, number> | undefined;
 
@@ -79,6 +82,7 @@ class RequestHandlerContext implements HandlerContext {
     this.extra = scope.extra;
     this.meta = scope.meta;
     this.inputRound = scope.inputRound;
+    this.task = scope.task;
   }
 
   get signal(): AbortSignal {

@@ -3,6 +3,7 @@ import type { Logger } from '../util/logger.js';
 import type { CacheScope, Implementation, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import type { UriTemplate } from '../mcp/uri-template.js';
 import type { Cache, RevisionCodec } from './codec.js';
+import type { ExtensionHooks } from './extension-hooks.js';
 import type { Collection } from './registry.js';
 import type { RequestStateSealer } from './request-state.js';
 import type { CompiledSchema } from './schema.js';
@@ -60,6 +61,8 @@ export interface ServerCore {
   readonly logger: Logger;
   /** 2026-07-28 subscriptions/listen streams. */
   readonly listens: ListenHub;
+  /** What `McpServer.use` installed: the tools/call and listen hooks (extension-hooks.ts). */
+  readonly extensions: ExtensionHooks;
   codec(revision: string): RevisionCodec;
   capabilities(): ServerCapabilities;
 }

@@ -16,9 +16,17 @@
  * `ServerExtension`) to the one route table both eras dispatch from.
  */
 export { McpServer, type McpServerInfo, type McpServerOptions } from './server.js';
-export type { ExtensionMethod, ServerExtension } from './extension.js';
+export {
+  type ExtensionMethod,
+  type ListenAttachment,
+  type ListenRequest,
+  type ServerExtension,
+  type ToolCallInterception,
+  declaresExtension,
+} from './extension.js';
 export type { StatelessRequestContext } from '../mcp/request-context.js';
 export type { ServerSession } from './session.js';
+
 export type { RequestStateOptions } from './request-state.js';
 export type {
   AuthInfo,
@@ -39,6 +47,7 @@ export type {
   SchemaInput,
   SchemaValue,
   StandardSchema,
+  TaskContext,
   ToolArgs,
   ToolConfig,
   ToolHandler,

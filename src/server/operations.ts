@@ -17,6 +17,7 @@ import { type RequestScope, createHandlerContext } from './context.js';
 import { type ServerCore, type ToolDefinition, combineCache, completerFor } from './core.js';
 import { InputRequiredSignal } from './input.js';
 import { type Collection, type Page, decodeCursor, encodeCursor } from './registry.js';
+import { principalOf } from './request-state.js';
 import type { ValidationOutcome } from './schema.js';
 import type { CacheHints } from './types.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
@@ -184,6 +185,22 @@ function rethrowProtocol(error: unknown, signal: AbortSignal): void {
  * path raises are thrown, not returned as rejected promises.
  */
 export function callTool(
+  core: ServerCore,
+  codec: RevisionCodec,
+  scope: RequestScope,
+  params: JSONObject | undefined,
+): MaybePromise<JSONObject> {
+  // Extension wiring point: tools/call hooks (the tasks extension may answer with a CreateTaskResult).
+  const name = params?.name;
+  if (core.extensions.size > 0 && typeof name === 'string' && core.tools.get(name)) {
+    const run = (next: RequestScope) => runToolCall(core, codec, next, params);
+    const principal = principalOf(scope.extra?.authInfo);
+    return core.extensions.callTool({ name, params, scope, codec, principal, run });
+  }
+  return runToolCall(core, codec, scope, params);
+}
+
+function runToolCall(
   core: ServerCore,
   codec: RevisionCodec,
   scope: RequestScope,

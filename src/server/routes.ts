@@ -15,6 +15,8 @@ import type { RevisionCodec } from './codec.js';
 import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
 import * as ops from './operations.js';
+import { principalOf } from './request-state.js';
+import type { ListenAttach } from './subscriptions.js';
 
 /** What a route sees of one request, whatever its era: the server, the revision's codec, the params, the scope. */
 export interface RouteScope extends RequestScope {
@@ -75,6 +77,14 @@ function discover(scope: RouteScope): JSONObject {
   return codec.finish(result, core.defaultCache);
 }
 
+/** The installed extensions' part of a listen stream (tasks: notifications/tasks), when any is installed. */
+function listenHook(scope: StatelessRouteScope): ListenAttach | undefined {
+  const { extensions } = scope.core;
+  if (extensions.size === 0) return undefined;
+  const principal = principalOf(scope.extra?.authInfo);
+  return (listen) => extensions.subscribe({ ...listen, scope, principal });
+}
+
 /** The methods of MCP itself. Extensions add theirs with `McpServer.use`. */
 export const CORE_ROUTES: readonly Route[] = [
   // basic/lifecycle (handshake revisions); 2026-07-28 has neither initialize nor ping.
@@ -108,7 +118,7 @@ export const CORE_ROUTES: readonly Route[] = [
   {
     method: Method.SubscriptionsListen,
     era: 'stateless',
-    handle: (s) => s.core.listens.listen(s.request, s.codec, s.context),
+    handle: (s) => s.core.listens.listen(s.request, s.codec, s.context, listenHook(s)),
   },
   {
     method: Method.ToolsList,

@@ -12,7 +12,7 @@ import {
   createFetchHandler,
   createNodeHandler,
 } from '../transports/http/server/index.js';
-import { type ServerExtension, extensionRoutes } from './extension.js';
+import { InstalledExtensions, type ServerExtension, extensionRoutes } from './extension.js';
 import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import type {
   PromptDefinition,
@@ -96,7 +96,7 @@ export class McpServer {
   readonly #seam: ServerSeam;
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
-  readonly #extensions = new Map<string, JSONObject>();
+  readonly #extensions = new InstalledExtensions();
   #pendingChanges = new Set<ListChange>();
 
   constructor(info: McpServerInfo, options: McpServerOptions = {}) {
@@ -124,6 +124,7 @@ export class McpServer {
       sealer: new RequestStateSealer(options.requestState),
       logger: options.logger ?? silentLogger,
       listens: this.#listens,
+      extensions: this.#extensions,
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);
@@ -224,18 +225,20 @@ export class McpServer {
   }
 
   /**
-   * Adds an extension's methods to the route table (each to the eras it names, default both) and advertises
-   * `capabilities.extensions[id]` (2026-07-28 basic/extensions). Sessions already open serve the new methods from their next request. Throws when the id
-   * is taken or a method is already served (by MCP itself or another extension); nothing is added then.
+   * Adds an extension's methods to the route table (each to the eras it names, default both), its tools/call and
+   * listen hooks, and advertises `capabilities.extensions[id]` (2026-07-28 basic/extensions). Sessions already
+   * open serve the new methods from their next request. Throws when the id is taken or a method is already
+   * served (by MCP itself or another extension); nothing is added then.
    */
   use(extension: ServerExtension): this {
     if (this.#extensions.has(extension.id)) throw new Error(`extension ${extension.id} is already in use`);
     const routes = extensionRoutes(extension);
-    this.#extensions.set(extension.id, extension.settings ?? {});
+    // Installed first: a route is served only when the capability it names is advertised.
+    this.#extensions.add(extension);
     try {
       this.#routes.add(routes);
     } catch (error) {
-      this.#extensions.delete(extension.id);
+      this.#extensions.remove(extension.id);
       throw error;
     }
     for (const session of this.#sessions) session.bindRoutes();
@@ -286,22 +289,15 @@ export class McpServer {
   }
 
   #capabilities(): ServerCapabilities {
-    const extensions = this.#extensions.size === 0 ? undefined : this.#extensionCapabilities();
-    return {
+    // capabilities.extensions[id] of each installed extension, and the core capabilities they rely on.
+    return this.#extensions.capabilities({
       ...this.#extraCapabilities,
-      ...(extensions && { extensions }),
       logging: {},
       completions: {},
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
-    };
-  }
-
-  #extensionCapabilities(): Record<string, JSONObject> {
-    const advertised = { ...this.#extraCapabilities.extensions };
-    for (const [id, settings] of this.#extensions) advertised[id] = settings;
-    return advertised;
+    });
   }
 
   /** Coalesces changes made in one tick (e.g. registering many tools) into one notification per kind. */

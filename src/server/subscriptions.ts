@@ -11,10 +11,22 @@ import { Notification } from '../mcp/methods.js';
 import type { StatelessRequestContext } from '../mcp/request-context.js';
 import type { JSONObject, SubscriptionFilter } from '../mcp/types.js';
 import { type RevisionCodec, copyObject } from './codec.js';
+import type { ListenAttachment, ListenRequest } from './extension-hooks.js';
 
 export type ListChange = 'tools' | 'prompts' | 'resources';
 
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+const CORE_FILTER_FIELDS: ReadonlySet<string> = new Set([
+  'toolsListChanged',
+  'promptsListChanged',
+  'resourcesListChanged',
+  'resourceSubscriptions',
+]);
+
+/** The extensions' part of a listen stream (extension.ts: ServerExtension.subscribe). */
+export type ListenAttach = (
+  request: Pick<ListenRequest, 'notifications' | 'send'>,
+) => Promise<ListenAttachment | undefined>;
 
 interface Listener {
   readonly id: RequestId;
@@ -62,11 +74,15 @@ export class ListenHub {
     return this.#listeners.size;
   }
 
-  /** Serves one listen request until its signal aborts or the server closes it. */
+  /**
+   * Serves one listen request until its signal aborts or the server closes it. `attach` gives the filter's
+   * fields beyond the core ones to the installed extensions (tasks: `taskIds`).
+   */
   async listen(
     request: JSONRPCRequest,
     codec: RevisionCodec,
     context: StatelessRequestContext,
+    attach?: ListenAttach,
   ): Promise<JSONObject> {
     const filter = readFilter(request.params?.notifications);
     if (this.#listeners.size >= this.#max) {
@@ -85,19 +101,39 @@ export class ListenHub {
       end: () => ended.resolve(),
     };
     const onAbort = () => ended.resolve();
+    // The extensions' part of the filter, attached before the acknowledgement; what they send before it waits.
+    let acknowledged = false;
+    const early: Array<[string, JSONObject]> = [];
+    const send = (method: string, params: JSONObject) => {
+      if (!acknowledged) early.push([method, params]);
+      else this.#send(listener, method, params);
+    };
+    // Only a filter with fields beyond the core ones waits for the extensions: the core path stays synchronous
+    // up to the acknowledgement, so nothing registered in the same tick is missed.
+    const notifications = request.params?.notifications as JSONObject;
+    const attachment =
+      attach && Object.keys(notifications).some((field) => !CORE_FILTER_FIELDS.has(field))
+        ? await attach({ notifications, send })
+        : undefined;
     context.signal.addEventListener('abort', onAbort, { once: true });
     try {
       // The acknowledgement is the first message carrying this subscription id; nothing is sent before it.
       context.notify({
         jsonrpc: '2.0',
         method: Notification.SubscriptionsAcknowledged,
-        params: { _meta: { [MetaKey.SubscriptionId]: id }, notifications: filter as JSONObject },
+        params: {
+          _meta: { [MetaKey.SubscriptionId]: id },
+          notifications: { ...(filter as JSONObject), ...attachment?.acknowledged },
+        },
       });
+      acknowledged = true;
+      for (const [method, params] of early.splice(0)) this.#send(listener, method, params);
       if (!context.signal.aborted) {
         this.#listeners.add(listener);
         await ended.promise;
       }
     } finally {
+      attachment?.close();
       this.#listeners.delete(listener);
       context.signal.removeEventListener('abort', onAbort);
     }

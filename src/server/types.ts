@@ -136,6 +136,21 @@ export interface HandlerContext {
   listRoots(options?: InputOptions): Promise<RequestResult<'roots/list'>>;
   /** Several inputs at once (one round on 2026-07-28, concurrent requests on a session). Keys are yours. */
   requestInput<K extends string>(requests: Record<K, InputRequest>): Promise<Record<K, InputResponse>>;
+  /**
+   * Extension wiring point (tasks, SEP-2663): set when this tools/call may run as a task — the tool declares
+   * task support and the client declared the extension. Undefined otherwise: the handler then runs inline.
+   */
+  readonly task?: TaskContext;
+}
+
+/** A tools/call that may run detached as a task (agentforge/extensions/tasks). */
+export interface TaskContext {
+  /** The task's id once it exists; undefined while the call still answers its own request. */
+  readonly taskId: string | undefined;
+  /** Answers the request with a CreateTaskResult now; the handler goes on as the task. Resolves to its id. */
+  detach(): Promise<string>;
+  /** Sets the task's `statusMessage` (seen on tasks/get and notifications/tasks). */
+  status(message: string): Promise<void>;
 }
 
 export interface InputOptions {

@@ -159,6 +159,19 @@ describe('results checked by shape', () => {
     await expect(calls[method]!()).rejects.toThrow(message);
   });
 
+  it('a tools/call CreateTaskResult (resultType task, SEP-2663) is final; on any other method it is refused', async () => {
+    const task = { taskId: 't1', status: 'working', ttlMs: 1000, pollIntervalMs: 10 };
+    const server = await raw((message) => ({ resultType: 'task', ...task, method: message.method }));
+    const client = await connect(server.url, { cache: false });
+    const result = await client.request('tools/call', { name: 'slow', arguments: {} });
+    expect(result).toMatchObject({ resultType: 'task', taskId: 't1', status: 'working' });
+    const calls = server.seen.filter((request) => request.message.method === 'tools/call');
+    expect(calls).toHaveLength(1);
+    await expect(client.listTools()).rejects.toThrow(
+      /answered tools\/list with task, which only tools\/call may/,
+    );
+  });
+
   it('a server/discover result with a malformed serverInfo fails the connect', async () => {
     const server = await startRawServer((_req, res, body) => {
       const message = JSON.parse(body);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/jsonrpc/connection.js';
 import { mcpHooks } from '../../src/mcp/hooks.js';
 import { invalidParams } from '../../src/mcp/errors.js';
+import { MetaKey } from '../../src/mcp/meta.js';
 import { McpServer, type ServerExtension } from '../../src/server/index.js';
 import { type Listening, listen } from '../../src/server/http.js';
 import { InMemoryTransport } from '../../src/transports/memory/index.js';
@@ -129,6 +130,39 @@ describe('McpServer.use(extension)', () => {
     cleanup.push(() => client.close());
     await expect(client.connection.request('broken/nothing')).rejects.toMatchObject({ code: -32603 });
     expect(await client.connection.request('notes/get', { id: 'a' })).toEqual({ text: 'first note' });
+  });
+
+  it('finishes a method with its cache hints on 2026-07-28 only, and refuses a gated one to a non-declaring client', async () => {
+    const server = new McpServer({ name: 'ext', version: '1' }).use({
+      id: 'com.example/cached',
+      gated: true,
+      methods: {
+        'cached/get': { cache: { ttlMs: 5000.7, cacheScope: 'public' }, handler: () => ({ v: 1 }) },
+      },
+    });
+    const { connection, close } = await dualChannel(server);
+    cleanup.push(close);
+    const declared = { extensions: { 'com.example/cached': {} } };
+    const meta = modernMeta();
+    const declaring = modernMeta({ [MetaKey.ClientCapabilities]: declared });
+    expect(await connection.request('cached/get', { _meta: declaring })).toEqual({
+      v: 1,
+      ttlMs: 5000,
+      cacheScope: 'public',
+      resultType: 'complete',
+      _meta: { [SERVER_INFO]: { name: 'ext', version: '1' } },
+    });
+    await expect(connection.request('cached/get', { _meta: meta })).rejects.toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { 'com.example/cached': {} } } },
+    });
+    await connection.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: declared,
+      clientInfo: { name: 'session-client', version: '1' },
+    });
+    await connection.notify('notifications/initialized');
+    expect(await connection.request('cached/get')).toEqual({ v: 1 });
   });
 
   it('serves its methods over 2026-07-28 Streamable HTTP', async () => {
