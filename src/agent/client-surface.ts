@@ -65,6 +65,8 @@ export interface ConnectContext {
   /** Called for the client's list-changed notifications and when the connection closes. */
   readonly onEvent: (event: ClientEvent) => void;
   readonly signal: AbortSignal;
+  /** Each line the server writes to stderr (stdio servers), for its log file. */
+  readonly onStderr?: (line: string) => void;
 }
 
 /** Opens one server's client. The host applies timeouts and retries around it. */

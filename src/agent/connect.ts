@@ -41,6 +41,7 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),
   };
+  if (context.onStderr) options.onstderr = context.onStderr;
   const oauth = oauthProviderFor(config);
   if (oauth) options.oauth = oauth;
   const client =

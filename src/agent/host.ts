@@ -3,6 +3,7 @@
  * tool registry over them. Notifications only mark lists stale; `refresh()` applies them, and the agent
  * loop calls it between turns, so the tools the model was shown never change under a running turn.
  */
+import type { ServerLogs } from './server-logs.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type {
   CallToolResult,
@@ -86,6 +87,8 @@ export interface HostOptions {
   readonly handlers?: HostRequestHandlers;
   readonly logger?: Logger;
   readonly onEvent?: (event: HostEvent) => void;
+  /** Keep each stdio server's stderr in a log file of its own (see server-logs.ts); closed with the host. */
+  readonly serverLogs?: ServerLogs;
   /** Aborting it while `start()` waits for servers shuts every server down and rejects with its reason. */
   readonly signal?: AbortSignal;
 }
@@ -112,6 +115,7 @@ export class McpHost {
       retry: { maxAttempts: options.retry?.maxAttempts ?? 3, backoffMs: options.retry?.backoffMs ?? 500 },
       reconnect: options.reconnect ?? true,
       logger: options.logger ?? silentLogger,
+      ...(options.serverLogs ? { serverLogs: options.serverLogs } : {}),
       onChange: (slot: ServerSlot, what: SlotChange) => this.onSlotChange(slot, what),
     };
     for (const server of config.servers) {
@@ -293,6 +297,7 @@ export class McpHost {
   /** Closes every client (stdio servers get the spec's stdin-close, SIGTERM, SIGKILL sequence). */
   async close(): Promise<void> {
     await Promise.all([...this.slots.values()].map((slot) => slot.close()));
+    await this.options.serverLogs?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -81,3 +81,4 @@ export { type ResultLimits, toResultParts } from './results.js';
 export type { SamplingOptions } from './sampling.js';
 export type { RetryPolicy, ServerState, ServerStatus } from './server-slot.js';
 export { TRANSCRIPT_SCHEMA, TRANSCRIPT_VERSION, toTranscript } from './transcript.js';
+export { ServerLogs, type ServerLogsOptions, defaultServerLogDir } from './server-logs.js';

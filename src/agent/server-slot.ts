@@ -3,6 +3,7 @@
  * last returned, and flags its notifications raise. A slot never throws at the host: failures become its
  * `state` and `error`, so one broken or slow server never blocks or breaks the others.
  */
+import type { ServerLogs } from './server-logs.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type { Prompt, Resource, Tool } from '../mcp/types.js';
 import { delay } from '../util/abort.js';
@@ -25,6 +26,8 @@ export interface ServerStatus {
   readonly era?: 'handshake' | 'stateless';
   readonly serverName?: string;
   readonly toolCount: number;
+  /** Where this server's stderr is kept (stdio servers, when the host keeps server logs). */
+  readonly logFile?: string;
 }
 
 export interface RetryPolicy {
@@ -44,6 +47,7 @@ export interface SlotOptions {
   /** Reconnect (per `retry`) after an established connection drops. */
   readonly reconnect: boolean;
   readonly logger: Logger;
+  readonly serverLogs?: ServerLogs;
   /**
    * State changes, notifications, and `lists` (a late refresh landed), for the host's events and its
    * "registry is stale" flag.
@@ -87,6 +91,9 @@ export class ServerSlot {
       ...(client?.era === undefined ? {} : { era: client.era }),
       ...(client?.serverInfo?.name === undefined ? {} : { serverName: client.serverInfo.name }),
       toolCount: this.tools.length,
+      ...(this.options.serverLogs && this.config.target.kind === 'stdio'
+        ? { logFile: this.options.serverLogs.pathOf(this.config.name) }
+        : {}),
     };
   }
 
@@ -189,10 +196,14 @@ export class ServerSlot {
     let client: HostClient | undefined;
     const onEvent = (event: ClientEvent) => this.onClientEvent(client, event);
     try {
+      const logs = this.options.serverLogs;
       const opening = this.options.connector(this.config, {
         handlers: this.options.handlers,
         onEvent,
         signal: attempt.signal,
+        ...(logs && this.config.target.kind === 'stdio'
+          ? { onStderr: (line: string) => logs.line(this.config.name, line) }
+          : {}),
       });
       // A connection that lands after the timeout is closed, never leaked; one still opening is awaited on
       // close, so its server process is gone before the host is.

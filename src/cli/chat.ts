@@ -40,6 +40,7 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
+    verbose: values.verbose,
     handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
     offerSampling: true,
   }).catch((error: unknown) => {

@@ -25,6 +25,7 @@ export async function openForInspection(values: InspectValues, signal: AbortSign
   const waitMs = connectTimeout(values.timeout);
   return openHost(values.config, {
     logger: stderrLogger(values.verbose ?? false),
+    verbose: values.verbose ?? false,
     signal,
     connectTimeoutMs: waitMs,
     startupTimeoutMs: waitMs,

@@ -50,6 +50,7 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
     logger: stderrLogger(values.verbose),
+    verbose: values.verbose,
     signal,
     ...(terminal
       ? {

@@ -1,4 +1,5 @@
 /** Shared wiring of the CLI commands: config -> host, flags -> model and approval. */
+import { ServerLogs, defaultServerLogDir } from '../agent/server-logs.js';
 import { DEMO_MODEL_ID, DemoModel } from '../agent/demo-model.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
 import { GlobSet } from '../agent/glob.js';
@@ -25,14 +26,28 @@ export const CONNECT_TIMEOUT_MS = 30_000;
  */
 export async function openHost(
   source: string | undefined | HostConfig,
-  options: Omit<HostOptions, 'connector'> = {},
+  options: Omit<HostOptions, 'connector'> & { readonly verbose?: boolean } = {},
 ) {
   const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
+  const { verbose, ...hostOptions } = options;
   return McpHost.start(config, {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },
-    ...options,
+    serverLogs: cliServerLogs(verbose === true),
+    ...hostOptions,
   });
+}
+
+/**
+ * Every stdio server's stderr goes to its own log file (AGENTFORGE_LOG_DIR, else the user's state dir);
+ * `--verbose` also shows it live, each line prefixed with the server's name.
+ */
+export function cliServerLogs(verbose: boolean, env: NodeJS.ProcessEnv = process.env): ServerLogs {
+  const dir = env.AGENTFORGE_LOG_DIR?.trim() || defaultServerLogDir(env);
+  return new ServerLogs(
+    dir,
+    verbose ? { live: (server, line) => process.stderr.write(`[${server}] ${line}\n`) } : {},
+  );
 }
 
 export interface Unusable {
@@ -45,10 +60,11 @@ export interface Unusable {
 export function unusableServers(host: McpHost): Unusable[] {
   return host.servers().flatMap((server) => {
     if (server.state === 'ready' || server.state === 'disabled') return [];
+    const log = server.logFile ? `; its stderr is in ${server.logFile}` : '';
     const reason =
       server.state === 'connecting'
-        ? 'did not connect in time (it hangs at connect)'
-        : `failed to connect (${oneLine(withoutCommand(server.error ?? 'unknown error'))})`;
+        ? `did not connect in time (it hangs at connect)${log}`
+        : `failed to connect (${oneLine(withoutCommand(server.error ?? 'unknown error'))})${log}`;
     return [{ name: server.name, reason }];
   });
 }

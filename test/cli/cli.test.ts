@@ -146,7 +146,7 @@ describe('agentforge tools', () => {
     );
     const { code, stdout, stderr } = await cli(['tools', 'list', '--config', partial]);
     expect(stderr).toMatch(
-      /^agentforge: server "broken" failed to connect \(exited with code 9\); its tools are not listed$/m,
+      /^agentforge: server "broken" failed to connect \(exited with code 9\); its stderr is in \S+mcp-server-broken\.log; its tools are not listed$/m,
     );
     expect(stdout).toContain('weather__get_weather');
     expect(code).toBe(1);

@@ -4,6 +4,7 @@
  * warning and fails only with none; every call denied is 3; `--max-steps` is 4. `--approve` globs and
  * `--group` names that match nothing are warned about. The model is a fake OpenAI endpoint on 127.0.0.1.
  */
+import { defaultServerLogDir } from '../../src/agent/server-logs.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, readToolResults, startFakeProvider } from '../support/fake-providers/index.js';
 import { WEATHER } from '../agent/support.js';
 import { cli, expectNoStack } from './support.js';
+
+/** Where the CLI keeps a server's stderr (the user's state dir: these tests set no AGENTFORGE_LOG_DIR). */
+const logOf = (server: string) => join(defaultServerLogDir(), `mcp-server-${server}.log`);
 
 const HANG = ['-e', 'process.stdin.resume(); setInterval(() => {}, 1 << 30);'];
 const CRASH = ['-e', 'console.error("no database"); process.exit(5)'];
@@ -63,7 +67,7 @@ describe('a server that never connected', () => {
     expect(code).toBe(1);
     expect(stdout).toContain('weather__get_weather\tweather/get_weather');
     expect(stderr).toContain(
-      'agentforge: server "stuck" did not connect in time (it hangs at connect); its tools are not listed\n',
+      `agentforge: server "stuck" did not connect in time (it hangs at connect); its stderr is in ${logOf('stuck')}; its tools are not listed\n`,
     );
   });
 
@@ -77,7 +81,7 @@ describe('a server that never connected', () => {
     ]);
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
     expect(stderr).toBe(
-      'agentforge: server "down" failed to connect (exited with code 5; stderr: no database), ' +
+      `agentforge: server "down" failed to connect (exited with code 5; stderr: no database); its stderr is in ${logOf('down')}, ` +
         'so its tool down__anything is not available\n',
     );
   });
@@ -88,7 +92,7 @@ describe('a server that never connected', () => {
       { env: fake.env },
     );
     expect(stderr).toBe(
-      'agentforge: warning: server "down" failed to connect (exited with code 5; stderr: no database); ' +
+      `agentforge: warning: server "down" failed to connect (exited with code 5; stderr: no database); its stderr is in ${logOf('down')}; ` +
         'its tools are not available\n',
     );
     expect({ code, stdout }).toEqual({ code: 0, stdout: 'saw: Hangzhou: 26°C, sunny\n' });

@@ -1,10 +1,14 @@
 /** `resources list|read` and `prompts list|get` against the lab server over stdio, beside `tools`. */
+import { defaultServerLogDir } from '../../src/agent/server-logs.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAB, WEATHER } from '../agent/support.js';
 import { cli } from './support.js';
+
+/** Where the CLI keeps a server's stderr (the user's state dir: these tests set no AGENTFORGE_LOG_DIR). */
+const logOf = (server: string) => join(defaultServerLogDir(), `mcp-server-${server}.log`);
 
 let dir: string;
 let config: string;
@@ -81,7 +85,7 @@ describe('agentforge resources', () => {
     const { code, stdout, stderr } = await cli(['resources', 'list', '--config', withBroken]);
     expect(stdout).toContain('lab://notes/today');
     expect(stderr).toBe(
-      'agentforge: server "down" failed to connect (exited with code 7); its resources are not listed\n',
+      `agentforge: server "down" failed to connect (exited with code 7); its stderr is in ${logOf('down')}; its resources are not listed\n`,
     );
     expect(code).toBe(1);
   });
@@ -118,7 +122,7 @@ describe('agentforge prompts', () => {
     const { code, stdout, stderr } = await cli(['prompts', 'list', '--config', withBroken]);
     expect(stdout).toContain('summarise');
     expect(stderr).toBe(
-      'agentforge: server "down" failed to connect (exited with code 7); its prompts are not listed\n',
+      `agentforge: server "down" failed to connect (exited with code 7); its stderr is in ${logOf('down')}; its prompts are not listed\n`,
     );
     expect(code).toBe(1);
   });
