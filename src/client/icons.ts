@@ -8,6 +8,7 @@
  */
 import { request as httpsRequest } from 'node:https';
 import type { Icon } from '../mcp/types.js';
+import { collectBody } from '../transports/http/client/node-http.js';
 
 /** Image types an application can be handed; everything else is dropped. */
 const ALLOWED_TYPES = new Set([
@@ -184,23 +185,12 @@ function download(url: URL, options: FetchIconOptions): Promise<Buffer> {
         reject(new Error(`icon refused: ${why}`));
         return;
       }
-      const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        response.destroy();
-        reject(new Error(`icon refused: larger than ${maxBytes} bytes`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
-          response.destroy();
-          reject(new Error(`icon refused: larger than ${maxBytes} bytes`));
-        } else chunks.push(chunk);
-      });
-      response.once('end', () => resolve(Buffer.concat(chunks)));
-      response.once('error', reject);
+      collectBody(
+        response,
+        maxBytes,
+        (max) => new Error(`icon refused: larger than ${max} bytes`),
+        (body) => body,
+      ).then(resolve, reject);
     });
     req.end();
   });

@@ -5,6 +5,7 @@
  * tasks/cancel. `start` hands back the task instead; `wait(taskId)` resumes polling, from any client process.
  */
 import { LocalError, RpcError } from '../../jsonrpc/errors.js';
+import { delay as wait } from '../../util/abort.js';
 import type { McpClient } from '../../client/client.js';
 import { answerInputRequest, readInputRequests } from '../../client/input.js';
 import type { CallOptions, ClientHandlers } from '../../client/types.js';
@@ -47,21 +48,6 @@ function readTask(value: unknown): DetailedTask {
   if (!isObject(value) || typeof value.taskId !== 'string' || !STATUSES.has(String(value.status)))
     throw new LocalError('protocol_error', 'the server answered with a malformed task');
   return value as unknown as DetailedTask;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export class TasksClient {
@@ -136,7 +122,7 @@ export class TasksClient {
         if (isTerminal(task.status)) return this.#settled(task);
         if (task.status === 'input_required') this.#answer(task, answered, signal);
         const floor = Math.max(this.#minPollMs, task.pollIntervalMs ?? 0);
-        await sleep(Math.max(floor, delay), signal);
+        await wait(Math.max(floor, delay), signal);
         delay = Math.min(Math.max(this.#maxPollMs, floor), Math.ceil(delay * 1.5));
       }
     } catch (error) {

@@ -119,11 +119,24 @@ function responseClosedEarly(response: IncomingMessage): LocalError {
 
 /** Reads a whole body as text; a body over `maxBytes` destroys the response and rejects with `response_too_large`. */
 export function readBody(response: IncomingMessage, maxBytes: number): Promise<string> {
+  return collectBody(response, maxBytes, tooLarge, (body) => body.toString('utf8'));
+}
+
+/**
+ * Collects a whole body, at most `maxBytes` (by Content-Length up front, then as it arrives): past that the
+ * response is destroyed and the promise rejects with `tooLargeError(maxBytes)`.
+ */
+export function collectBody<T>(
+  response: IncomingMessage,
+  maxBytes: number,
+  tooLargeError: (maxBytes: number) => Error,
+  finish: (body: Buffer) => T,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const declared = Number(response.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
       response.destroy();
-      reject(tooLarge(maxBytes));
+      reject(tooLargeError(maxBytes));
       return;
     }
     const chunks: Buffer[] = [];
@@ -132,14 +145,14 @@ export function readBody(response: IncomingMessage, maxBytes: number): Promise<s
       size += chunk.length;
       if (size > maxBytes) {
         response.destroy();
-        reject(tooLarge(maxBytes));
+        reject(tooLargeError(maxBytes));
         return;
       }
       chunks.push(chunk);
     });
     response.on('end', () => {
       const first = chunks[0];
-      resolve((chunks.length === 1 && first ? first : Buffer.concat(chunks, size)).toString('utf8'));
+      resolve(finish(chunks.length === 1 && first ? first : Buffer.concat(chunks, size)));
     });
     response.on('error', (error) =>
       reject(new LocalError('connection_closed', error.message, { cause: error })),
