@@ -28,6 +28,9 @@ const EXCLUDED_METHODS = new Set([
   'tasks/list',
   'tasks/cancel',
   'notifications/tasks/status',
+  // The 2026-07-28 tasks extension's own methods (src/extensions/tasks/wire.ts), not in the core schema.
+  'tasks/update',
+  'notifications/tasks',
 ]);
 /** The tasks field some 2025-11-25 params carry (task-augmented requests), out for the same reason. */
 const EXCLUDED_FIELDS = new Set(['task']);
