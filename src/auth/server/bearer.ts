@@ -155,8 +155,11 @@ class BearerGuard implements BearerAuth {
       );
       return refused(UNAVAILABLE);
     }
-    const binding = await this.#checkBinding(request, credential, info);
-    if (binding) return binding;
+    // A plain Bearer token of an unbound grant (the common case) has no binding to check: no extra await.
+    if (credential.scheme === 'DPoP' || this.#dpopRequired || jktOf(info) !== undefined) {
+      const binding = await this.#checkBinding(request, credential, info);
+      if (binding) return binding;
+    }
     if (!hasScopes(info, this.#required))
       return refused(this.#insufficient(credential.scheme, this.#required));
     const authInfo = this.#options.exposeToken ? { ...info, token: credential.token } : info;

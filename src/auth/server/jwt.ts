@@ -61,6 +61,11 @@ export class JwtVerifier implements TokenVerifier {
   readonly #options: JwtVerifierOptions;
   readonly #algorithms: string[];
   readonly #verified: ExpiringCache<AuthInfo> | undefined;
+  /**
+   * The last token verified, for the common case of a client that sends the same token on every request: a
+   * string comparison instead of a hash. Only a token this verifier just accepted is held, until its expiry.
+   */
+  #last: { token: string; audiences: string; info: AuthInfo; expiresAt: number } | undefined;
 
   constructor(options: JwtVerifierOptions) {
     this.#options = options;
@@ -85,12 +90,15 @@ export class JwtVerifier implements TokenVerifier {
     const audience = options.audience ?? context.resource;
     const audiences = typeof audience === 'string' ? [audience] : [...audience];
     const now = options.now?.() ?? Date.now();
+    const audienceKey = audiences.join(' ');
+    const last = this.#last;
+    if (last && last.token === token && last.audiences === audienceKey && now < last.expiresAt) return last.info;
     // The audience is part of the key: one verifier may serve several resources.
     const key =
       this.#verified &&
       createHash('sha256')
         .update(token)
-        .update(`\0${audiences.join(' ')}`)
+        .update(`\0${audienceKey}`)
         .digest('base64url');
     const cached = key === undefined ? undefined : this.#verified?.get(key, now);
     if (cached) return cached;
@@ -113,8 +121,11 @@ export class JwtVerifier implements TokenVerifier {
       throw new InvalidTokenError('the access token was not issued for this resource');
     const info = authInfoOf(payload);
     // Kept until exp plus the skew jose allowed: past that, the next use is verified (and refused) afresh.
-    if (key !== undefined && typeof payload.exp === 'number')
-      this.#verified?.set(key, info, (payload.exp + (options.clockToleranceSec ?? 10)) * 1000);
+    if (key !== undefined && typeof payload.exp === 'number') {
+      const expiresAt = (payload.exp + (options.clockToleranceSec ?? 10)) * 1000;
+      this.#verified?.set(key, info, expiresAt);
+      this.#last = { token, audiences: audienceKey, info, expiresAt };
+    }
     return info;
   }
 }
