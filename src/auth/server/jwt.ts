@@ -92,14 +92,11 @@ export class JwtVerifier implements TokenVerifier {
     const now = options.now?.() ?? Date.now();
     const audienceKey = audiences.join(' ');
     const last = this.#last;
-    if (last && last.token === token && last.audiences === audienceKey && now < last.expiresAt) return last.info;
+    if (last && last.token === token && last.audiences === audienceKey && now < last.expiresAt)
+      return last.info;
     // The audience is part of the key: one verifier may serve several resources.
     const key =
-      this.#verified &&
-      createHash('sha256')
-        .update(token)
-        .update(`\0${audienceKey}`)
-        .digest('base64url');
+      this.#verified && createHash('sha256').update(token).update(`\0${audienceKey}`).digest('base64url');
     const cached = key === undefined ? undefined : this.#verified?.get(key, now);
     if (cached) return cached;
     let payload: Record<string, unknown>;
