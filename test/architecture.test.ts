@@ -230,3 +230,31 @@ describe('era branches', () => {
     expect(Object.keys(ERA_BRANCHES_ALLOWED).filter((file) => !found.has(file))).toEqual([]);
   });
 });
+
+/**
+ * One plain-object check (src/util/record.ts `isRecord`): a hand-written copy, in either polarity
+ * (`typeof x === 'object' && x !== null && !Array.isArray(x)`, `typeof x !== 'object' || x === null ||
+ * Array.isArray(x)`), drifts from it the day one copy gains or loses a case.
+ */
+const PLAIN_OBJECT_CHECK =
+  /typeof\s+([\w.$]+)\s*===\s*'object'\s*&&\s*\1\s*!==?\s*null\s*&&\s*!\s*Array\.isArray\(\s*\1\s*\)|typeof\s+([\w.$]+)\s*!==\s*'object'\s*\|\|\s*\2\s*===?\s*null\s*\|\|\s*Array\.isArray\(\s*\2\s*\)/;
+
+describe('the plain-object check', () => {
+  it('is recognised in both polarities, across lines', () => {
+    expect(PLAIN_OBJECT_CHECK.test("typeof v === 'object' && v !== null && !Array.isArray(v)")).toBe(true);
+    expect(
+      PLAIN_OBJECT_CHECK.test("typeof a.b !== 'object' ||\n  a.b === null ||\n  Array.isArray(a.b)"),
+    ).toBe(true);
+    expect(PLAIN_OBJECT_CHECK.test("typeof v === 'object' && v !== null")).toBe(false);
+    expect(PLAIN_OBJECT_CHECK.test("typeof v === 'object' && w !== null && !Array.isArray(v)")).toBe(false);
+  });
+
+  it('is written once, in src/util/record.ts', () => {
+    const copies = files(src)
+      .map((file) => relative(src, file))
+      .filter((file) => file !== join('util', 'record.ts'))
+      .filter((file) => PLAIN_OBJECT_CHECK.test(readFileSync(join(src, file), 'utf8')));
+    expect(copies).toEqual([]);
+    expect(PLAIN_OBJECT_CHECK.test(readFileSync(join(src, 'util', 'record.ts'), 'utf8'))).toBe(true);
+  });
+});

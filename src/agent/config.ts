@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { isRecord } from '../util/record.js';
 
 export type HttpTransportMode = 'streamable-http' | 'sse' | 'auto';
 
@@ -175,12 +176,12 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
 
 /** The `${input:ID}` references in the servers, with what `inputs` says about each. */
 export function referencedInputs(json: unknown, source = 'mcp.json'): ConfigInput[] {
-  if (!isObject(json)) return [];
+  if (!isRecord(json)) return [];
   // The file is capped at 1 MiB; a regex over its servers' JSON finds every string with no recursive walk.
   const text = JSON.stringify(json.mcpServers ?? json.servers ?? {});
   const ids = new Set<string>();
   for (const match of text.matchAll(/(\$?)\$\{input:([^}]*)\}/g)) if (match[1] === '') ids.add(match[2]!);
-  const declared = Array.isArray(json.inputs) ? json.inputs.filter(isObject) : [];
+  const declared = Array.isArray(json.inputs) ? json.inputs.filter(isRecord) : [];
   return [...ids].map((id) => {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id))
       throw new ConfigError(source, undefined, 'inputs', `bad input id "${id}"`);
@@ -200,9 +201,9 @@ export interface ParseConfigOptions extends LoadConfigOptions {
 
 export function parseConfig(json: unknown, options: ParseConfigOptions = {}): HostConfig {
   const source = options.source ?? 'mcp.json';
-  if (!isObject(json)) throw new ConfigError(source, undefined, undefined, 'must be a JSON object');
+  if (!isRecord(json)) throw new ConfigError(source, undefined, undefined, 'must be a JSON object');
   const servers = json.mcpServers ?? json.servers;
-  if (!isObject(servers))
+  if (!isRecord(servers))
     throw new ConfigError(source, undefined, 'mcpServers', 'must be an object of servers');
   const reader = new Reader(
     source,
@@ -223,7 +224,7 @@ class Reader {
 
   server(name: string, raw: unknown): ServerConfig {
     if (!/^[^\s]{1,64}$/.test(name)) this.fail(name, undefined, 'server names are 1-64 non-space characters');
-    if (!isObject(raw)) this.fail(name, undefined, 'must be an object');
+    if (!isRecord(raw)) this.fail(name, undefined, 'must be an object');
     for (const key of Object.keys(raw)) if (!SERVER_KEYS.has(key)) this.fail(name, key, 'unknown key');
     const enabled = this.optional(name, raw, 'enabled', 'boolean') ?? raw.disabled !== true;
     const timeoutMs = this.optional(name, raw, 'timeoutMs', 'number');
@@ -252,7 +253,7 @@ class Reader {
   }
 
   private oauth(name: string, raw: unknown): ServerOAuthConfig {
-    if (!isObject(raw)) this.fail(name, 'oauth', 'must be an object');
+    if (!isRecord(raw)) this.fail(name, 'oauth', 'must be an object');
     for (const key of Object.keys(raw))
       if (!OAUTH_KEYS.has(key)) this.fail(name, `oauth.${key}`, 'unknown key');
     const text = (key: string) => {
@@ -328,7 +329,7 @@ class Reader {
 
   private tools(name: string, raw: unknown): ServerConfig['tools'] {
     if (raw === undefined) return { allow: [], deny: [] };
-    if (!isObject(raw)) this.fail(name, 'tools', 'must be an object with "allow" and/or "deny"');
+    if (!isRecord(raw)) this.fail(name, 'tools', 'must be an object with "allow" and/or "deny"');
     for (const key of Object.keys(raw)) {
       if (key !== 'allow' && key !== 'deny') this.fail(name, `tools.${key}`, 'unknown key');
     }
@@ -347,7 +348,7 @@ class Reader {
   private approval(name: string, raw: unknown): ServerApproval {
     if (raw === undefined) return 'ask';
     if (raw === 'ask' || raw === 'auto' || raw === 'deny') return raw;
-    if (!isObject(raw))
+    if (!isRecord(raw))
       this.fail(name, 'approval', 'must be "ask", "auto", "deny" or { "auto": [globs], "deny": [globs] }');
     for (const key of Object.keys(raw)) {
       if (key !== 'auto' && key !== 'deny') this.fail(name, `approval.${key}`, 'unknown key');
@@ -360,7 +361,7 @@ class Reader {
 
   private expose(name: string, raw: unknown): ServerConfig['expose'] {
     if (raw === undefined) return { resources: false, prompts: false };
-    if (!isObject(raw)) this.fail(name, 'expose', 'must be { "resources": boolean, "prompts": boolean }');
+    if (!isRecord(raw)) this.fail(name, 'expose', 'must be { "resources": boolean, "prompts": boolean }');
     for (const key of Object.keys(raw)) {
       if (key !== 'resources' && key !== 'prompts') this.fail(name, `expose.${key}`, 'unknown key');
       if (typeof raw[key] !== 'boolean') this.fail(name, `expose.${key}`, 'must be a boolean');
@@ -394,7 +395,7 @@ class Reader {
   }
 
   private record(name: string, key: string, value: unknown): Record<string, string> {
-    if (!isObject(value)) this.fail(name, key, 'must be an object of strings');
+    if (!isRecord(value)) this.fail(name, key, 'must be an object of strings');
     const out: Record<string, string> = {};
     for (const [field, item] of Object.entries(value)) {
       if (typeof item !== 'string') this.fail(name, `${key}.${field}`, 'must be a string');
@@ -435,8 +436,4 @@ class Reader {
 function splitDefault(body: string): [string, string | undefined] {
   const at = body.indexOf(':-');
   return at < 0 ? [body, undefined] : [body.slice(0, at), body.slice(at + 2)];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

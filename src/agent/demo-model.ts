@@ -20,6 +20,7 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from './model.js';
+import { isRecord } from '../util/record.js';
 
 export const DEMO_MODEL_ID = 'demo:offline-rules';
 export const DEMO_MODEL_LABEL = 'offline demo model (rule-based, not an LLM)';
@@ -175,7 +176,7 @@ function collectFields(text: string, fields: Map<string, unknown>): void {
   for (const candidate of text.match(/\{[\s\S]*\}/g) ?? []) {
     try {
       const value = JSON.parse(candidate) as unknown;
-      if (typeof value === 'object' && value !== null) {
+      if (isRecord(value)) {
         for (const [key, field] of Object.entries(value)) {
           if (typeof field === 'string' || typeof field === 'number') fields.set(key, field);
         }

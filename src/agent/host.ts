@@ -37,6 +37,7 @@ import {
   type SlotChange,
   messageOf,
 } from './server-slot.js';
+import { isRecord } from '../util/record.js';
 
 export type HostEvent =
   | {
@@ -392,7 +393,7 @@ function isLinkFailure(error: unknown): boolean {
 }
 
 function stringRecord(value: unknown): Record<string, string> {
-  if (typeof value !== 'object' || value === null) return {};
+  if (!isRecord(value)) return {};
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
   );

@@ -1,3 +1,4 @@
+import { isRecord } from '../util/record.js';
 /**
  * The provider-neutral model interface the agent loop codes against.
  *
@@ -192,7 +193,7 @@ export class ModelError extends Error {
  */
 export function parseToolArguments(raw: unknown): Pick<ToolCall, 'arguments' | 'invalidArguments'> {
   if (raw === undefined || raw === null || raw === '') return { arguments: {} };
-  if (typeof raw === 'object' && !Array.isArray(raw)) return { arguments: raw as Record<string, unknown> };
+  if (isRecord(raw)) return { arguments: raw };
   if (typeof raw !== 'string') {
     return {
       arguments: {},
@@ -206,9 +207,7 @@ export function parseToolArguments(raw: unknown): Pick<ToolCall, 'arguments' | '
     const reason = error instanceof Error ? error.message : String(error);
     return { arguments: {}, invalidArguments: { raw, error: `arguments are not valid JSON: ${reason}` } };
   }
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-    return { arguments: parsed as Record<string, unknown> };
-  }
+  if (isRecord(parsed)) return { arguments: parsed };
   return { arguments: {}, invalidArguments: { raw, error: 'arguments must be a JSON object' } };
 }
 

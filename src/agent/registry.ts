@@ -11,6 +11,7 @@ import { jsonShapeViolation } from '../util/json-shape.js';
 import { GlobSet } from './glob.js';
 import type { ToolDefinition } from './model.js';
 import { type ToolNamer, assignNames, prefixedName } from './naming.js';
+import { isRecord } from '../util/record.js';
 
 export type RegisteredKind = 'tool' | 'resource' | 'prompt';
 
@@ -255,9 +256,8 @@ function exposed(
 
 /** Providers insist on an object schema; a server that sends none (or junk) gets the empty object schema. */
 function normaliseSchema(schema: unknown): Readonly<Record<string, unknown>> {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { type: 'object' };
-  const record = schema as Record<string, unknown>;
-  return record.type === 'object' ? record : { ...record, type: 'object' };
+  if (!isRecord(schema)) return { type: 'object' };
+  return schema.type === 'object' ? schema : { ...schema, type: 'object' };
 }
 
 export function fingerprint(description: string, inputSchema: unknown): string {
@@ -272,10 +272,9 @@ export function fingerprint(description: string, inputSchema: unknown): string {
 /** JSON with sorted keys, so an equal schema sent in another key order is not a change. */
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(record[k])}`).join(',')}}`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

@@ -4,6 +4,7 @@
  */
 import type { CreateMessageRequestParams, CreateMessageResult } from '../mcp/types.js';
 import type { ChatMessage, ChatModel, ContentPart } from './model.js';
+import { isRecord } from '../util/record.js';
 
 export interface SamplingOptions {
   /** Decides whether `server` may use the model for this request. */
@@ -54,7 +55,7 @@ export function samplingHandler(model: ChatModel, options: SamplingOptions) {
 function contentParts(content: unknown): ContentPart[] {
   const blocks = Array.isArray(content) ? content : [content];
   return blocks.flatMap((block): ContentPart[] => {
-    if (typeof block !== 'object' || block === null) return [];
+    if (!isRecord(block)) return [];
     const b = block as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown };
     if (b.type === 'text' && typeof b.text === 'string') return [{ type: 'text', text: b.text }];
     if (b.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string') {

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CliFailure, EXIT, UsageError } from './errors.js';
 import { configCandidates, findConfig, userConfigPath } from './discover.js';
+import { isRecord } from '../util/record.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -140,7 +141,5 @@ async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }

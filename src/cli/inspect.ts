@@ -7,6 +7,7 @@ import type { McpHost } from '../agent/host.js';
 import { CliFailure, UsageError } from './errors.js';
 import { connectTimeout, openHost, stderrLogger, unusableServers } from './setup.js';
 import { didYouMean } from './suggest.js';
+import { isRecord } from '../util/record.js';
 
 export const INSPECT_OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -61,9 +62,8 @@ export function parseJsonObject(raw: string | undefined, flag = '--args'): Recor
   } catch (error) {
     throw new UsageError(`${flag} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UsageError(`${flag} must be a JSON object`);
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new UsageError(`${flag} must be a JSON object`);
+  return value;
 }
 
 export function printJson(value: unknown): void {

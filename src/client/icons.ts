@@ -9,6 +9,7 @@
 import { request as httpsRequest } from 'node:https';
 import type { Icon } from '../mcp/types.js';
 import { collectBody } from '../transports/http/client/node-http.js';
+import { isRecord } from '../util/record.js';
 
 /** Image types an application can be handed; everything else is dropped. */
 const ALLOWED_TYPES = new Set([
@@ -37,8 +38,8 @@ export function safeIcons(icons: unknown): Icon[] | undefined {
 }
 
 function isSafeIcon(icon: unknown): icon is Icon {
-  if (typeof icon !== 'object' || icon === null) return false;
-  const { src, mimeType } = icon as { src?: unknown; mimeType?: unknown };
+  if (!isRecord(icon)) return false;
+  const { src, mimeType } = icon;
   if (typeof src !== 'string') return false;
   if (mimeType !== undefined && (typeof mimeType !== 'string' || !ALLOWED_TYPES.has(mimeType.toLowerCase())))
     return false;
@@ -198,7 +199,7 @@ function download(url: URL, options: FetchIconOptions): Promise<Buffer> {
 
 /** `item` with only its safe icons (the same object when it has none to filter). */
 export function withSafeIcons<T>(item: T): T {
-  if (typeof item !== 'object' || item === null || !('icons' in item)) return item;
+  if (!isRecord(item) || !('icons' in item)) return item;
   const { icons, ...rest } = item as T & { icons: unknown };
   const kept = safeIcons(icons);
   return (kept === undefined ? rest : { ...rest, icons: kept }) as T;
@@ -207,10 +208,6 @@ export function withSafeIcons<T>(item: T): T {
 /** A list page with each item's icons filtered; `field` names the list (`tools`, `resources`, ...). */
 export function pageWithSafeIcons<R extends Record<string, unknown>>(page: R, field: string): R {
   const items = page[field];
-  if (
-    !Array.isArray(items) ||
-    !items.some((item) => typeof item === 'object' && item !== null && 'icons' in item)
-  )
-    return page;
+  if (!Array.isArray(items) || !items.some((item) => isRecord(item) && 'icons' in item)) return page;
   return { ...page, [field]: items.map(withSafeIcons) };
 }

@@ -6,6 +6,7 @@ import { ErrorCode, LocalError, RpcError } from '../jsonrpc/errors.js';
 import { Method } from '../mcp/methods.js';
 import type { ClientCapabilities, ElicitRequestParams, ElicitResult, JSONObject } from '../mcp/types.js';
 import type { ClientHandlers, InputContext } from './types.js';
+import { isRecord } from '../util/record.js';
 
 /** Capabilities implied by the handlers a host supplied (used when none are declared explicitly). */
 export function capabilitiesFromHandlers(
@@ -62,12 +63,12 @@ export function withElicitationDefaults(request: ElicitRequestParams, result: El
   if (result.action !== 'accept') return result;
   const properties = (request.requestedSchema as { properties?: Record<string, unknown> } | undefined)
     ?.properties;
-  if (!properties || typeof properties !== 'object') return result;
+  if (!isRecord(properties)) return result;
   const content: Record<string, unknown> = { ...result.content };
   let changed = false;
   for (const [name, schema] of Object.entries(properties)) {
-    if (name in content || typeof schema !== 'object' || schema === null || !('default' in schema)) continue;
-    content[name] = (schema as { default: unknown }).default;
+    if (name in content || !isRecord(schema) || !('default' in schema)) continue;
+    content[name] = schema.default;
     changed = true;
   }
   return changed ? { ...result, content: content as ElicitResult['content'] } : result;
@@ -76,7 +77,7 @@ export function withElicitationDefaults(request: ElicitRequestParams, result: El
 /** The MRTR input requests of one round, validated for shape (keys to {method, params}). */
 export function readInputRequests(value: unknown): Array<[string, string, JSONObject | undefined]> {
   if (value === undefined) return [];
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw new LocalError('protocol_error', 'inputRequests must be an object');
   }
   const requests: Array<[string, string, JSONObject | undefined]> = [];
@@ -85,11 +86,7 @@ export function readInputRequests(value: unknown): Array<[string, string, JSONOb
     if (typeof method !== 'string')
       throw new LocalError('protocol_error', `inputRequests.${key} has no method`);
     const params = (request as { params?: unknown }).params;
-    requests.push([
-      key,
-      method,
-      typeof params === 'object' && params !== null ? (params as JSONObject) : undefined,
-    ]);
+    requests.push([key, method, isRecord(params) ? params : undefined]);
   }
   return requests;
 }

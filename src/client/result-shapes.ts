@@ -7,10 +7,7 @@ import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { Method } from '../mcp/methods.js';
 import type { CallToolResult, Implementation, ServerCapabilities } from '../mcp/types.js';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../util/record.js';
 
 function malformed(server: string, method: string, what: string): LocalError {
   return new LocalError('protocol_error', `${server} answered ${method} with ${what}`);
@@ -18,10 +15,10 @@ function malformed(server: string, method: string, what: string): LocalError {
 
 /** A page of a list method: `field` is an array of objects, `nextCursor` a string if present. */
 export function checkListPage(result: Result, field: string, server: string, method: string): Result {
-  if (!isObject(result)) throw malformed(server, method, 'a result that is not an object');
+  if (!isRecord(result)) throw malformed(server, method, 'a result that is not an object');
   const items = result[field];
   if (!Array.isArray(items)) throw malformed(server, method, `no "${field}" array`);
-  if (!items.every(isObject)) throw malformed(server, method, `a "${field}" entry that is not an object`);
+  if (!items.every(isRecord)) throw malformed(server, method, `a "${field}" entry that is not an object`);
   const cursor = result.nextCursor;
   if (cursor !== undefined && cursor !== null && typeof cursor !== 'string')
     throw malformed(server, method, `a nextCursor that is not a string (${JSON.stringify(cursor)})`);
@@ -30,11 +27,11 @@ export function checkListPage(result: Result, field: string, server: string, met
 
 /** tools/call: `content` is an array of content blocks (objects with a string `type`). */
 export function checkCallToolResult(result: Result, server: string): CallToolResult {
-  if (!isObject(result)) throw malformed(server, Method.ToolsCall, 'a result that is not an object');
+  if (!isRecord(result)) throw malformed(server, Method.ToolsCall, 'a result that is not an object');
   const content = result.content;
   if (!Array.isArray(content)) throw malformed(server, Method.ToolsCall, 'no "content" array');
   for (const block of content) {
-    if (!isObject(block) || typeof block.type !== 'string')
+    if (!isRecord(block) || typeof block.type !== 'string')
       throw malformed(server, Method.ToolsCall, 'a content block without a string "type"');
   }
   if (result.isError !== undefined && typeof result.isError !== 'boolean')
@@ -56,9 +53,9 @@ export function readServerIdentity(
   method: string,
 ): ServerIdentity {
   const capabilities = result.capabilities ?? {};
-  if (!isObject(capabilities)) throw malformed(server, method, 'capabilities that are not an object');
+  if (!isRecord(capabilities)) throw malformed(server, method, 'capabilities that are not an object');
   const info = serverInfo ?? undefined;
-  if (info !== undefined && !(isObject(info) && typeof info.name === 'string'))
+  if (info !== undefined && !(isRecord(info) && typeof info.name === 'string'))
     throw malformed(server, method, 'a serverInfo without a string name');
   const instructions = result.instructions ?? undefined;
   if (instructions !== undefined && typeof instructions !== 'string')

@@ -1,6 +1,7 @@
 import type { ProtocolHooks } from '../jsonrpc/hooks.js';
 import { isRequestId } from '../jsonrpc/messages.js';
 import { Notification } from './methods.js';
+import { isRecord } from '../util/record.js';
 
 /** MCP's cancellation (basic/utilities/cancellation) and progress (basic/utilities/progress) conventions. */
 export const mcpHooks: ProtocolHooks = {
@@ -22,8 +23,7 @@ export const mcpHooks: ProtocolHooks = {
   withProgressToken(params, token) {
     // Object.assign, not spread: spread takes a slow path on Node 20 and this runs per request with progress.
     const meta = params?._meta;
-    const merged: Record<string, unknown> =
-      typeof meta === 'object' && meta !== null ? (Object.assign({}, meta) as Record<string, unknown>) : {};
+    const merged: Record<string, unknown> = isRecord(meta) ? Object.assign({}, meta) : {};
     merged.progressToken = token;
     const copy: Record<string, unknown> = Object.assign({}, params);
     copy._meta = merged;

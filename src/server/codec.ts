@@ -15,6 +15,7 @@ import type {
   JSONObject,
   ServerCapabilities,
 } from '../mcp/types.js';
+import { isRecord } from '../util/record.js';
 
 export interface Cache {
   readonly ttlMs: number;
@@ -45,10 +46,7 @@ const INTRODUCED: Record<Kind, Record<string, string>> = {
 
 /** True when absent, or a schema whose root is `type: "object"` (what handshake revisions allow). */
 function isObjectRooted(schema: unknown): boolean {
-  return (
-    schema === undefined ||
-    (typeof schema === 'object' && schema !== null && (schema as JSONObject).type === 'object')
-  );
+  return schema === undefined || (isRecord(schema) && schema.type === 'object');
 }
 
 /**
@@ -69,11 +67,6 @@ export function copyObject(source: JSONObject): JSONObject {
     else copy[key] = source[key];
   }
   return copy;
-}
-
-/** True for a JSON object (structuredContent handshake revisions can carry). */
-export function isPlainObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class RevisionCodec {
@@ -149,7 +142,7 @@ export class RevisionCodec {
     const meta = result._meta;
     const finished = copyObject(result);
     finished.resultType = result.resultType ?? 'complete';
-    if (isPlainObject(meta)) {
+    if (isRecord(meta)) {
       const merged = copyObject(meta);
       merged[MetaKey.ServerInfo] = this.#serverInfo;
       finished._meta = merged;

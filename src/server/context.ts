@@ -16,6 +16,7 @@ import {
 import type { InputBackend } from './input.js';
 import { principalOf } from './request-state.js';
 import type { AuthInfo, HandlerContext, InputOptions, TaskContext } from './types.js';
+import { isRecord } from '../util/record.js';
 
 /** Everything a request carries that handlers and operations need, whatever its era. */
 export interface RequestScope {
@@ -178,9 +179,7 @@ class RequestHandlerContext implements HandlerContext {
 }
 
 function isAuthInfo(value: unknown): value is AuthInfo {
-  if (typeof value !== 'object' || value === null) return false;
-  const { scopes, claims } = value as { scopes?: unknown; claims?: unknown };
-  return Array.isArray(scopes) && typeof claims === 'object' && claims !== null;
+  return isRecord(value) && Array.isArray(value.scopes) && isRecord(value.claims);
 }
 
 export function createHandlerContext(scope: RequestScope): HandlerContext {

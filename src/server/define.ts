@@ -3,10 +3,11 @@
  * stores. Schemas are compiled here, once per registration or update.
  */
 import { invalidParams } from '../mcp/errors.js';
-import type { JSONObject, PromptArgument } from '../mcp/types.js';
+import type { PromptArgument } from '../mcp/types.js';
 import type { PromptDefinition, ToolDefinition } from './core.js';
 import { EMPTY_INPUT_SCHEMA, type CompiledSchema, compileSchema } from './schema.js';
 import type { PromptConfig, PromptHandler, ToolConfig, ToolHandler } from './types.js';
+import { isRecord } from '../util/record.js';
 
 export function defineTool<Args, Structured>(
   config: ToolConfig,
@@ -47,11 +48,11 @@ export function definePrompt<Args>(
 /** The prompt arguments an object schema declares: its properties, `required` as listed. */
 export function promptArgumentsOf(schema: CompiledSchema): PromptArgument[] {
   const { properties, required } = schema.jsonSchema;
-  if (typeof properties !== 'object' || properties === null) return [];
+  if (!isRecord(properties)) return [];
   const requiredNames = new Set(Array.isArray(required) ? required : []);
-  return Object.entries(properties as Record<string, unknown>).map(([argument, property]) => {
+  return Object.entries(properties).map(([argument, property]) => {
     const listed: PromptArgument = { name: argument };
-    const details = (typeof property === 'object' && property !== null ? property : {}) as JSONObject;
+    const details = isRecord(property) ? property : {};
     if (typeof details.title === 'string') listed.title = details.title;
     if (typeof details.description === 'string') listed.description = details.description;
     if (requiredNames.has(argument)) listed.required = true;

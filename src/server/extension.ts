@@ -9,7 +9,8 @@
 import { missingRequiredClientCapability } from '../mcp/errors.js';
 import type { ClientCapabilities, JSONObject, ServerCapabilities } from '../mcp/types.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { type Cache, isPlainObject } from './codec.js';
+import type { Cache } from './codec.js';
+import { isRecord } from '../util/record.js';
 import { type RequestScope, createHandlerContext } from './context.js';
 import type {
   ExtensionHooks,
@@ -78,7 +79,7 @@ const EXTENSION_ID =
 /** True when the client's capabilities (initialize, or this request's `_meta`) declare the extension. */
 export function declaresExtension(capabilities: ClientCapabilities, id: string): boolean {
   const extensions = capabilities.extensions;
-  return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, id);
+  return isRecord(extensions) && Object.hasOwn(extensions, id);
 }
 
 /** Throws -32021 when the extension is gated and the client did not declare it. */
@@ -89,8 +90,7 @@ function checkDeclared(extension: ServerExtension, capabilities: ClientCapabilit
 
 /** A JSON-RPC result is an object (basic: Result); anything else from a handler is a server bug, not sent. */
 function finish(method: string, scope: RouteScope, result: unknown, cache?: CacheHints): JSONObject {
-  if (!isPlainObject(result))
-    throw new Error(`${method} handler returned ${describe(result)}, not an object`);
+  if (!isRecord(result)) throw new Error(`${method} handler returned ${describe(result)}, not an object`);
   return scope.codec.finish(result, cache && cacheOf(scope.core.defaultCache, cache));
 }
 
@@ -193,8 +193,7 @@ export class InstalledExtensions implements ExtensionHooks {
     for (const extension of this.#extensions) {
       for (const [key, value] of Object.entries(extension.capabilities ?? {})) {
         const current = merged[key];
-        merged[key] =
-          typeof current === 'object' && current !== null ? { ...current, ...(value as object) } : value;
+        merged[key] = isRecord(current) ? { ...current, ...(value as object) } : value;
       }
       extensions[extension.id] = extension.settings ?? {};
     }

@@ -10,6 +10,7 @@ import { missingRequiredClientCapability } from '../mcp/errors.js';
 import { Method } from '../mcp/methods.js';
 import type { ServerRequests } from '../mcp/requests.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../mcp/types.js';
+import { isRecord } from '../util/record.js';
 
 export interface InputBackend {
   request(requests: InputRequests, signal: AbortSignal): Promise<Record<string, InputResponse>>;
@@ -50,29 +51,25 @@ export function missingCapabilityFor(
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Whether an answer has the shape of the result its request asks for; a malformed answer is asked again. */
 export function isValidInputResponse(method: InputRequest['method'], value: unknown): value is InputResponse {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   switch (method) {
     case Method.ElicitationCreate:
       return (
         (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel') &&
-        (value.content === undefined || isObject(value.content))
+        (value.content === undefined || isRecord(value.content))
       );
     case Method.SamplingCreateMessage:
       return (
         (value.role === 'assistant' || value.role === 'user') &&
         typeof value.model === 'string' &&
-        (isObject(value.content) || Array.isArray(value.content))
+        (isRecord(value.content) || Array.isArray(value.content))
       );
     case Method.RootsList:
       return (
         Array.isArray(value.roots) &&
-        value.roots.every((root) => isObject(root) && typeof root.uri === 'string')
+        value.roots.every((root) => isRecord(root) && typeof root.uri === 'string')
       );
   }
 }

@@ -12,7 +12,7 @@ import type {
   GetPromptResult,
   JSONObject,
 } from '../mcp/types.js';
-import { type Cache, type RevisionCodec, copyObject, isPlainObject } from './codec.js';
+import { type Cache, type RevisionCodec, copyObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
 import { type ServerCore, type ToolDefinition, combineCache, completerFor } from './core.js';
 import { InputRequiredSignal } from './input.js';
@@ -21,16 +21,13 @@ import { principalOf } from './request-state.js';
 import type { ValidationOutcome } from './schema.js';
 import type { CacheHints } from './types.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
+import { isRecord } from '../util/record.js';
 
 const MAX_COMPLETION_VALUES = 100;
 
 /** Names echoed in errors are clipped: a hostile request must not get its megabytes reflected back. */
 function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function pageIndex(params: JSONObject | undefined, pageSize: number): number {
@@ -139,11 +136,11 @@ function missingCapabilities(
   const missing: ClientCapabilities = {};
   for (const [key, value] of Object.entries(required)) {
     const have = declared[key];
-    if (!isObject(have)) {
+    if (!isRecord(have)) {
       missing[key] = value;
       continue;
     }
-    const lacking = isObject(value) ? Object.keys(value).filter((sub) => !isObject(have[sub])) : [];
+    const lacking = isRecord(value) ? Object.keys(value).filter((sub) => !isRecord(have[sub])) : [];
     if (lacking.length > 0)
       missing[key] = Object.fromEntries(lacking.map((sub) => [sub, (value as JSONObject)[sub]]));
   }
@@ -155,7 +152,7 @@ function toolError(text: string): CallToolResult {
 }
 
 function checkToolResult(value: unknown): CallToolResult {
-  if (!isObject(value))
+  if (!isRecord(value))
     throw new RpcError(McpErrorCode.InternalError, 'tool handler returned no result object');
   const result = value as CallToolResult;
   const structured: unknown = result.structuredContent;
@@ -166,7 +163,7 @@ function checkToolResult(value: unknown): CallToolResult {
   // for handshake-era clients, so it always gets one unless the handler wrote text itself.
   const needsText =
     structured !== undefined &&
-    (!content || (!isPlainObject(structured) && !content.some((block) => block.type === 'text')));
+    (!content || (!isRecord(structured) && !content.some((block) => block.type === 'text')));
   if (!needsText) return result;
   const withText = copyObject(result as unknown as JSONObject);
   withText.content = [...(content ?? []), { type: 'text', text: JSON.stringify(structured) }];
@@ -221,7 +218,7 @@ function runToolCall(
     );
   }
   const args = params?.arguments ?? {};
-  if (!isObject(args)) throw invalidParams('tools/call arguments must be an object');
+  if (!isRecord(args)) throw invalidParams('tools/call arguments must be an object');
   const call = new ToolCall(codec, scope, tool, name);
   const checked = tool.input.validate(args);
   return isPromise(checked)
@@ -290,7 +287,7 @@ function shapeToolResult(codec: RevisionCodec, result: CallToolResult): JSONObje
   const structured = (result as { structuredContent?: unknown }).structuredContent;
   // structuredContent: any JSON value on 2026-07-28, an object on 2025-06-18..2025-11-25, absent before.
   const keep =
-    structured === undefined || codec.modern || (codec.revision >= '2025-06-18' && isPlainObject(structured));
+    structured === undefined || codec.modern || (codec.revision >= '2025-06-18' && isRecord(structured));
   if (keep && content === result.content) return result as unknown as JSONObject;
   const shaped = copyObject(result as unknown as JSONObject);
   shaped.content = content;
@@ -322,7 +319,7 @@ export async function readResource(
 }
 
 function finishRead(core: ServerCore, codec: RevisionCodec, read: unknown, hints: CacheHints): JSONObject {
-  if (!isObject(read) || !Array.isArray(read.contents)) {
+  if (!isRecord(read) || !Array.isArray(read.contents)) {
     throw new RpcError(McpErrorCode.InternalError, 'resource handler returned no contents');
   }
   return codec.finish(read, combineCache(core.defaultCache, [hints]));
@@ -339,7 +336,7 @@ export async function getPrompt(
   const entry = core.prompts.get(name);
   if (!entry) throw invalidParams(`Unknown prompt: ${clip(name)}`, { name: clip(name) });
   const args = params?.arguments ?? {};
-  if (!isObject(args) || !Object.values(args).every((value) => typeof value === 'string')) {
+  if (!isRecord(args) || !Object.values(args).every((value) => typeof value === 'string')) {
     throw invalidParams('prompts/get arguments must be an object of strings');
   }
   for (const argument of entry.config.config.arguments ?? []) {
@@ -351,7 +348,7 @@ export async function getPrompt(
     args as Record<string, string>,
     createHandlerContext(scope),
   );
-  if (!isObject(result) || !Array.isArray(result.messages)) {
+  if (!isRecord(result) || !Array.isArray(result.messages)) {
     throw new RpcError(McpErrorCode.InternalError, 'prompt handler returned no messages');
   }
   const messages = result.messages.map((message) => {
@@ -374,15 +371,15 @@ export async function complete(
   const ref = params?.ref;
   const argument = params?.argument;
   if (
-    !isObject(ref) ||
-    !isObject(argument) ||
+    !isRecord(ref) ||
+    !isRecord(argument) ||
     typeof argument.name !== 'string' ||
     typeof argument.value !== 'string'
   ) {
     throw invalidParams('completion/complete requires ref and argument {name, value}');
   }
   const context =
-    isObject(params?.context) && isObject(params.context.arguments) ? params.context.arguments : {};
+    isRecord(params?.context) && isRecord(params.context.arguments) ? params.context.arguments : {};
   let completers: Parameters<typeof completerFor>[0];
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = core.prompts.get(ref.name);

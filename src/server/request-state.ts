@@ -5,6 +5,7 @@
  * looks the same from outside.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isRecord } from '../util/record.js';
 
 export interface RequestStateBinding {
   readonly method: string;
@@ -70,12 +71,12 @@ export class RequestStateSealer {
     } catch {
       return undefined;
     }
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { r, s, e } = parsed as { r?: unknown; s?: unknown; e?: unknown };
+    if (!isRecord(parsed)) return undefined;
+    const { r, s, e } = parsed;
     if (typeof e !== 'number' || e < now) return undefined;
     if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) return undefined;
-    if (typeof s !== 'object' || s === null || Array.isArray(s)) return undefined;
-    return { round: r, responses: s as Record<string, unknown> };
+    if (!isRecord(s)) return undefined;
+    return { round: r, responses: s };
   }
 
   #mac(body: string, binding: RequestStateBinding): Buffer {
@@ -102,6 +103,7 @@ export function digest(value: unknown): string {
 }
 
 function canonicalJson(value: unknown, depth: number): string {
+  // Arrays pass on to their own branch below; only scalars are written as they are.
   if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
   if (depth > MAX_CANONICAL_DEPTH) return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
@@ -118,8 +120,8 @@ const PRINCIPAL_PARTS = ['subject', 'sub', 'clientId', 'client_id'] as const;
  * definition every binding uses: requestState, HTTP sessions, `ctx.principal`.
  */
 export function principalOf(authInfo: unknown): string | undefined {
-  if (typeof authInfo !== 'object' || authInfo === null) return undefined;
-  const info = authInfo as Record<string, unknown>;
+  if (!isRecord(authInfo)) return undefined;
+  const info = authInfo;
   const parts = PRINCIPAL_PARTS.map((key) => info[key]).filter((v) => typeof v === 'string');
   if (parts.length === 0) return undefined;
   const issuer = info.issuer ?? info.iss;

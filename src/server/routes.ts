@@ -17,6 +17,7 @@ import type { ServerCore } from './core.js';
 import * as ops from './operations.js';
 import { principalOf } from './request-state.js';
 import type { ListenAttach } from './subscriptions.js';
+import { isRecord } from '../util/record.js';
 
 /** What a route sees of one request, whatever its era: the server, the revision's codec, the params, the scope. */
 export interface RouteScope extends RequestScope {
@@ -177,8 +178,8 @@ export const CORE_ROUTES: readonly Route[] = [
 export function advertises(capabilities: ServerCapabilities, path: readonly string[]): boolean {
   let node: unknown = capabilities;
   for (const key of path) {
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return false;
-    node = (node as Record<string, unknown>)[key];
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return false;
+    node = node[key];
   }
   return node !== undefined && node !== false;
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '../util/record.js';
 /**
  * A fast proof that a JSON Schema is valid against its dialect's meta-schema, for the everyday subset tool
  * schemas are written in (type, properties, required, items, enum, bounds, descriptions). Compiling the
@@ -36,7 +37,7 @@ function isUniqueStrings(value: unknown): boolean {
 }
 
 function isSchemaMap(value: unknown, depth: number): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isRecord(value)) return false;
   for (const child of Object.values(value)) if (!isSimpleSchema(child, depth + 1)) return false;
   return true;
 }
@@ -77,7 +78,7 @@ const KEYWORDS: Record<string, Check | 'schema' | 'schemas'> = {
 /** True only when the schema is provably valid; false means "ask the meta-schema". */
 export function isSimpleSchema(schema: unknown, depth = 0): boolean {
   if (typeof schema === 'boolean') return true;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > 32) return false;
+  if (!isRecord(schema) || depth > 32) return false;
   for (const [keyword, value] of Object.entries(schema)) {
     const check = Object.hasOwn(KEYWORDS, keyword) ? KEYWORDS[keyword] : undefined;
     if (check === undefined) return false;

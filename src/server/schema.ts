@@ -10,6 +10,7 @@ import type { JSONObject } from '../mcp/types.js';
 import { jsonShapeViolation } from '../util/json-shape.js';
 import { isSimpleSchema } from './schema-subset.js';
 import type { SchemaInput, StandardSchema } from './types.js';
+import { isRecord } from '../util/record.js';
 
 export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -168,6 +169,7 @@ export function checkLocalRefs(schema: JSONObject): void {
   const stack: Array<{ node: unknown; names: boolean }> = [{ node: schema, names: false }];
   while (stack.length > 0) {
     const { node, names } = stack.pop() as { node: unknown; names: boolean };
+    // Arrays too: a schema's subschemas sit in arrays (allOf, prefixItems), walked index by index.
     if (typeof node !== 'object' || node === null) continue;
     const record = node as JSONObject;
     for (const key of ['$ref', '$dynamicRef'] as const)
@@ -206,6 +208,7 @@ function resolvePointer(root: unknown, pointer: string): unknown {
   let node = root;
   for (const raw of pointer.slice(1).split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    // Arrays too: a JSON Pointer steps into an array by index (RFC 6901).
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
@@ -224,11 +227,11 @@ function standardToJsonSchema(schema: StandardSchema, role: 'input' | 'output'):
       `cannot convert a ${schema['~standard'].vendor} schema to JSON Schema (no ~standard.jsonSchema); pass a JSON Schema`,
     );
   }
-  if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
+  if (!isRecord(converted)) {
     throw new TypeError('the schema converter did not return a JSON Schema object');
   }
   checkSchemaShape(converted);
-  return converted as JSONObject;
+  return converted;
 }
 
 function compileStandardSchema(schema: StandardSchema, role: 'input' | 'output'): CompiledSchema {
@@ -279,7 +282,5 @@ export function compileSchema(input: SchemaInput, role: 'input' | 'output'): Com
 export const EMPTY_INPUT_SCHEMA: CompiledSchema = {
   jsonSchema: { type: 'object' },
   validate: (value) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? { ok: true, value }
-      : { ok: false, message: '(root) must be object' },
+    isRecord(value) ? { ok: true, value } : { ok: false, message: '(root) must be object' },
 };

@@ -22,6 +22,7 @@ import type { ServerCore } from './core.js';
 import { type InputBackend, sessionInputBackend } from './input.js';
 import type { EraRoute, HandshakeRouteScope, RouteTable, SessionControl } from './routes.js';
 import type { ListChange } from './subscriptions.js';
+import { isRecord } from '../util/record.js';
 
 /** A handle on one handshake-era session (SEAMS.md). */
 export interface ServerSession {
@@ -33,10 +34,6 @@ export interface ServerSession {
 }
 
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
-
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export class HandshakeSession implements ServerSession, SessionControl {
   readonly connection: Connection;
@@ -124,14 +121,14 @@ export class HandshakeSession implements ServerSession, SessionControl {
 
   /** basic/lifecycle: negotiates the revision and records who the client is and what it can do. */
   initialize(params: Params, extra: MessageExtra | undefined): JSONObject {
-    if (!isObject(params)) throw invalidParams('initialize requires params');
+    if (!isRecord(params)) throw invalidParams('initialize requires params');
     const revision = negotiateHandshakeVersion(params.protocolVersion);
     const codec = this.#core.codec(revision);
     this.#codec = codec;
-    this.#clientCapabilities = isObject(params.capabilities)
+    this.#clientCapabilities = isRecord(params.capabilities)
       ? (params.capabilities as ClientCapabilities)
       : {};
-    this.#clientInfo = isObject(params.clientInfo)
+    this.#clientInfo = isRecord(params.clientInfo)
       ? (params.clientInfo as unknown as Implementation)
       : undefined;
     this.#sessionId = typeof extra?.sessionId === 'string' ? extra.sessionId : this.#sessionId;
@@ -194,7 +191,7 @@ class SessionScope implements HandshakeRouteScope {
     this.#context = context;
     this.requestId = context.id;
     this.extra = context.extra;
-    this.meta = isObject(params?._meta) ? params._meta : undefined;
+    this.meta = isRecord(params?._meta) ? params._meta : undefined;
     this.protocolVersion = codec?.revision ?? '';
     this.clientCapabilities = session.clientCapabilities;
     this.clientInfo = session.clientInfo;

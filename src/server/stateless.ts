@@ -24,18 +24,15 @@ import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './inpu
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 import { type RequestStateBinding, principalOf } from './request-state.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
+import { isRecord } from '../util/record.js';
 
 const MAX_INPUT_RESPONSES = 64;
-
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** True when a request belongs on the stateless path: it carries a per-request protocol version, or is discover. */
 export function isStatelessRequest(message: JSONRPCRequest): boolean {
   if (message.method === Method.Discover) return true;
   const meta = message.params?._meta;
-  return isObject(meta) && meta[MetaKey.ProtocolVersion] !== undefined;
+  return isRecord(meta) && meta[MetaKey.ProtocolVersion] !== undefined;
 }
 
 interface RequestMeta {
@@ -49,12 +46,12 @@ interface RequestMeta {
 /** 2026-07-28 basic/index: every request's `_meta` carries protocolVersion and clientCapabilities. */
 function readMeta(params: JSONObject | undefined): RequestMeta {
   const meta = params?._meta;
-  if (!isObject(meta))
+  if (!isRecord(meta))
     throw invalidParams(`Missing _meta: every request must carry ${MetaKey.ProtocolVersion}`);
   const protocolVersion = meta[MetaKey.ProtocolVersion];
   if (typeof protocolVersion !== 'string') throw invalidParams(`Missing _meta["${MetaKey.ProtocolVersion}"]`);
   const clientCapabilities = meta[MetaKey.ClientCapabilities];
-  if (!isObject(clientCapabilities)) throw invalidParams(`Missing _meta["${MetaKey.ClientCapabilities}"]`);
+  if (!isRecord(clientCapabilities)) throw invalidParams(`Missing _meta["${MetaKey.ClientCapabilities}"]`);
   if (!isSupportedVersion(protocolVersion) || eraOf(protocolVersion) !== 'stateless') {
     throw unsupportedProtocolVersion(protocolVersion, statelessVersions());
   }
@@ -64,7 +61,7 @@ function readMeta(params: JSONObject | undefined): RequestMeta {
     meta,
     protocolVersion,
     clientCapabilities: clientCapabilities as ClientCapabilities,
-    clientInfo: isObject(info) ? (info as unknown as Implementation) : undefined,
+    clientInfo: isRecord(info) ? (info as unknown as Implementation) : undefined,
     logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined,
   };
 }
@@ -100,7 +97,7 @@ function readInputs(
   extra: MessageExtra | undefined,
 ): { available: Record<string, unknown>; round: number } {
   const responses = params?.inputResponses;
-  if (responses !== undefined && !isObject(responses))
+  if (responses !== undefined && !isRecord(responses))
     throw invalidParams('inputResponses must be an object');
   if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES)
     throw invalidParams('too many inputResponses');

@@ -12,6 +12,7 @@ import type { StatelessRequestContext } from '../mcp/request-context.js';
 import type { JSONObject, SubscriptionFilter } from '../mcp/types.js';
 import { type RevisionCodec, copyObject } from './codec.js';
 import type { ListenAttachment, ListenRequest } from './extension-hooks.js';
+import { isRecord } from '../util/record.js';
 
 export type ListChange = 'tools' | 'prompts' | 'resources';
 
@@ -43,10 +44,10 @@ const CHANGE_NOTIFICATION: Record<ListChange, { method: string; field: keyof Sub
 };
 
 function readFilter(value: unknown): SubscriptionFilter {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw invalidParams('subscriptions/listen requires a notifications filter object');
   }
-  const raw = value as Record<string, unknown>;
+  const raw = value;
   const filter: SubscriptionFilter = {};
   for (const field of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
     if (raw[field] === true) filter[field] = true;

@@ -14,6 +14,7 @@ export function jsonShapeViolation(value: unknown, limits: JsonShapeLimits): str
   let nodes = 0;
   while (stack.length > 0) {
     const next = stack.pop() as { value: unknown; depth: number };
+    // Arrays too: their items count toward depth and size like an object's members.
     if (typeof next.value !== 'object' || next.value === null) continue;
     if (next.depth > limits.maxDepth) return `nesting exceeds ${limits.maxDepth} levels`;
     if (++nodes > limits.maxNodes) return `has more than ${limits.maxNodes} nodes`;

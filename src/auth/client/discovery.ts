@@ -11,6 +11,7 @@ import {
   protectedResourceMetadataUrls,
 } from '../shared/well-known.js';
 import { AuthorizationError } from './errors.js';
+import { isRecord } from '../../util/record.js';
 
 export interface ProtectedResourceMetadata {
   readonly resource: string;
@@ -44,9 +45,9 @@ function isPathPrefix(prefix: string, path: string): boolean {
  * origin, and a path that covers ours); otherwise a server could have us fetch tokens for another resource.
  */
 function validateResourceMetadata(serverUrl: URL, value: unknown): ProtectedResourceMetadata {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
+  if (!isRecord(value))
     throw new AuthorizationError('metadata_invalid', 'protected-resource metadata is not a JSON object');
-  const metadata = value as Record<string, unknown>;
+  const metadata = value;
   let resource: URL;
   try {
     resource = new URL(String(metadata.resource));

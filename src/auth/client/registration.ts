@@ -8,6 +8,7 @@ import { importPKCS8 } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
 import type { StoredClient, TokenStore } from './store.js';
+import { isRecord } from '../../util/record.js';
 
 export type TokenEndpointAuthMethod =
   | 'client_secret_basic'
@@ -159,7 +160,7 @@ async function readRegistration(response: Response): Promise<Record<string, unkn
   } catch {
     throw new Error(`HTTP ${response.status} without a JSON body`);
   }
-  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const fields = isRecord(body) ? body : {};
   if (response.status !== 201 && response.status !== 200) {
     const error = typeof fields.error === 'string' ? fields.error : `HTTP ${response.status}`;
     throw new Error(error);

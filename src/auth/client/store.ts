@@ -6,6 +6,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isRecord } from '../../util/record.js';
 
 export interface TokenKey {
   readonly issuer: string;
@@ -125,8 +126,8 @@ const MAX_STORE_BYTES = 4 * 1024 * 1024;
 function parseStore(text: string): StoreData {
   const value = JSON.parse(text) as Partial<StoreData>;
   const data = emptyData();
-  if (value && typeof value.tokens === 'object' && value.tokens !== null) data.tokens = value.tokens;
-  if (value && typeof value.clients === 'object' && value.clients !== null) data.clients = value.clients;
+  if (isRecord(value) && isRecord(value.tokens)) data.tokens = value.tokens;
+  if (isRecord(value) && isRecord(value.clients)) data.clients = value.clients;
   return data;
 }
 

@@ -19,6 +19,7 @@ import {
   parseFrontmatter,
   skillRootOf,
 } from './wire.js';
+import { isRecord } from '../../util/record.js';
 
 const MAX_PAGES = 100;
 const MAX_ENTRIES = 10_000;
@@ -41,13 +42,9 @@ export class SkillVerificationError extends Error {
   }
 }
 
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A listed entry, checked for the shape verification relies on; malformed entries are a protocol error. */
 export function readSkillEntry(value: unknown): SkillEntry {
-  if (!isObject(value) || typeof value.uri !== 'string' || !isObject(value.frontmatter))
+  if (!isRecord(value) || typeof value.uri !== 'string' || !isRecord(value.frontmatter))
     throw new LocalError('protocol_error', 'a skill entry needs a uri and a frontmatter object');
   const resources = value.resources;
   if (!Array.isArray(resources) || resources.length > MAX_SKILL_RESOURCES)
@@ -108,7 +105,7 @@ export class SkillsClient {
   /** Whether the server declared the skills extension. */
   get supported(): boolean {
     const extensions = this.#client.serverCapabilities.extensions;
-    return isObject(extensions) && Object.hasOwn(extensions, SKILLS_EXTENSION_ID);
+    return isRecord(extensions) && Object.hasOwn(extensions, SKILLS_EXTENSION_ID);
   }
 
   /** Every listed skill (all pages), without reading any skill file. */

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import type { JSONObject } from '../../mcp/types.js';
+import { isRecord } from '../../util/record.js';
 
 export const SKILLS_EXTENSION_ID = 'io.modelcontextprotocol/skills';
 
@@ -101,8 +102,7 @@ export function parseFrontmatter(text: string): JSONObject {
   } catch (error) {
     throw new FrontmatterError(`SKILL.md frontmatter is not valid YAML: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new FrontmatterError('SKILL.md frontmatter is not a mapping');
+  if (!isRecord(value)) throw new FrontmatterError('SKILL.md frontmatter is not a mapping');
   // Rendered as JSON: dates become strings, exactly what a listing can carry.
   return JSON.parse(JSON.stringify(value)) as JSONObject;
 }

@@ -11,6 +11,7 @@ import { answerInputRequest, readInputRequests } from '../../client/input.js';
 import type { CallOptions, ClientHandlers } from '../../client/types.js';
 import type { CallToolResult, ClientCapabilities, InputResponse, JSONObject } from '../../mcp/types.js';
 import { TASKS_EXTENSION_ID, type DetailedTask, type Task, TaskMethod, isTerminal } from './wire.js';
+import { isRecord } from '../../util/record.js';
 
 export interface TasksClientOptions {
   /** Answers the tasks' input requests: pass the client's own handlers so tasks and MRTR ask alike. */
@@ -37,15 +38,11 @@ export function withTasksCapability(capabilities: ClientCapabilities = {}): Clie
   return { ...capabilities, extensions: { ...(capabilities.extensions ?? {}), [TASKS_EXTENSION_ID]: {} } };
 }
 
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
 
 /** A tasks/get or CreateTaskResult answer, checked for the fields this client relies on. */
 function readTask(value: unknown): DetailedTask {
-  if (!isObject(value) || typeof value.taskId !== 'string' || !STATUSES.has(String(value.status)))
+  if (!isRecord(value) || typeof value.taskId !== 'string' || !STATUSES.has(String(value.status)))
     throw new LocalError('protocol_error', 'the server answered with a malformed task');
   return value as unknown as DetailedTask;
 }
@@ -135,7 +132,7 @@ export class TasksClient {
 
   #settled(task: DetailedTask): CallToolResult {
     if (task.status === 'completed') {
-      if (!isObject(task.result))
+      if (!isRecord(task.result))
         throw new LocalError('protocol_error', 'a completed task carries no result');
       return task.result as unknown as CallToolResult;
     }

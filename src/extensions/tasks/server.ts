@@ -30,6 +30,7 @@ import {
   detailedTask,
   isTerminal,
 } from './wire.js';
+import { isRecord } from '../../util/record.js';
 
 export interface TasksServerOptions {
   /** Where tasks live (default: an InMemoryTaskStore of 1000 tasks). */
@@ -51,10 +52,6 @@ const MAX_LISTENED_TASKS = 100;
 const MAX_INPUT_RESPONSES = 64;
 /** The principal of a caller no transport authenticated: its tasks are shared by every such caller. */
 export const ANONYMOUS_PRINCIPAL = 'anonymous';
-
-function isObject(value: unknown): value is JSONObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The owner a task is bound to: the verified caller (`principal`, as handlers see it in `ctx.principal`: the
@@ -222,7 +219,7 @@ export class TasksExtension implements ServerExtension {
   /** SEP-2663 Task Update Requests: answers for pending keys are taken; unknown or answered keys are ignored. */
   async #update(params: JSONObject | undefined, ctx: HandlerContext): Promise<JSONObject> {
     const responses = params?.inputResponses;
-    if (!isObject(responses)) throw invalidParams('tasks/update requires an inputResponses object');
+    if (!isRecord(responses)) throw invalidParams('tasks/update requires an inputResponses object');
     if (Object.keys(responses).length > MAX_INPUT_RESPONSES) throw invalidParams('too many inputResponses');
     const owned = await this.#owned(params, ctx);
     await this.store.update(owned.taskId, (record) => {

@@ -18,6 +18,7 @@ import {
   scanParamHeaders,
   valueAtPath,
 } from '../header-values.js';
+import { isRecord } from '../../../util/record.js';
 
 /** Following `nextCursor` of the transport's own tools/list stops here. */
 const MAX_PAGES = 100;
@@ -72,10 +73,6 @@ export class ToolHeaderRegistry {
     }
     return headers;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The transport's side of header mirroring: which responses to read, which calls to send again. */
@@ -213,7 +210,7 @@ export class ToolHeaderMirror {
   #readList(message: JSONRPCMessage): JSONRPCMessage {
     const result = (message as { result?: unknown }).result;
     // A malformed list is delivered as it is: the client reports it (src/client/result-shapes.ts).
-    if (!isObject(result) || !Array.isArray(result.tools) || !result.tools.every(isObject)) return message;
+    if (!isRecord(result) || !Array.isArray(result.tools) || !result.tools.every(isRecord)) return message;
     const tools = this.registry.filter(result.tools as unknown as Tool[], this.#logger);
     if (tools.length === result.tools.length) return message;
     return { ...message, result: { ...result, tools } } as JSONRPCMessage;

@@ -22,7 +22,7 @@ export function paramHeaderLookup(
   const cache = new WeakMap<object, readonly ParamHeader[]>();
   return (name) => {
     const schema = toolInputSchema(name);
-    if (typeof schema !== 'object' || schema === null) return undefined;
+    if (!isRecord(schema)) return undefined;
     let headers = cache.get(schema);
     if (headers === undefined) {
       const scan = scanParamHeaders(schema);
