@@ -258,3 +258,29 @@ describe('the plain-object check', () => {
     expect(PLAIN_OBJECT_CHECK.test(readFileSync(join(src, 'util', 'record.ts'), 'utf8'))).toBe(true);
   });
 });
+
+/**
+ * One naming for private members: ECMAScript `#name`, private at run time too (a TypeScript `private` is
+ * reachable through a cast). A private constructor stays `private constructor`: a constructor has no `#` form.
+ */
+const TS_PRIVATE_MEMBER = /^\s*(?:\/\*\*.*\*\/\s*)?private\s+(?!constructor\b)/m;
+
+describe('private members', () => {
+  it('are recognised as declarations and parameter properties, not in prose', () => {
+    expect(TS_PRIVATE_MEMBER.test('  private readonly slots = new Map();')).toBe(true);
+    expect(TS_PRIVATE_MEMBER.test('  constructor(\n    private readonly options: Options,\n  ) {}')).toBe(
+      true,
+    );
+    expect(TS_PRIVATE_MEMBER.test('  private async refresh(): Promise<void> {')).toBe(true);
+    expect(TS_PRIVATE_MEMBER.test('  private constructor(core: ClientCore) {')).toBe(false);
+    expect(TS_PRIVATE_MEMBER.test('  readonly #slots = new Map();')).toBe(false);
+    expect(TS_PRIVATE_MEMBER.test(' * private keys are never logged')).toBe(false);
+  });
+
+  it('are #private everywhere in src', () => {
+    const declaring = files(src)
+      .filter((file) => TS_PRIVATE_MEMBER.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(src, file));
+    expect(declaring).toEqual([]);
+  });
+});

@@ -92,19 +92,19 @@ interface RunState {
 
 export class Agent {
   readonly gate: ApprovalGate;
-  private readonly callModel: Next<ModelContext, ModelResponse>;
-  private readonly callTool: Next<ToolContext, ToolOutcome>;
+  readonly #callModel: Next<ModelContext, ModelResponse>;
+  readonly #callTool: Next<ToolContext, ToolOutcome>;
   /** Each running run's event sink, by runId (one agent may serve concurrent runs). */
-  private readonly emitters = new Map<string, (event: AgentEvent) => void>();
-  private readonly toolSearch: ToolSearch | undefined;
+  readonly #emitters = new Map<string, (event: AgentEvent) => void>();
+  readonly #toolSearch: ToolSearch | undefined;
   /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
-  private readonly loadedByRun = new Map<string, Set<string>>();
+  readonly #loadedByRun = new Map<string, Set<string>>();
 
   constructor(private readonly options: AgentOptions) {
     this.gate =
       options.approval instanceof ApprovalGate
         ? options.approval
-        : new ApprovalGate(this.gateOptions(options.approval));
+        : new ApprovalGate(this.#gateOptions(options.approval));
     const middleware = options.middleware ?? [];
     const modelLayers = middleware.flatMap((m) => (m.model ? [m.model] : [])) as ModelMiddleware[];
     const toolLayers: ToolMiddleware[] = [];
@@ -114,22 +114,22 @@ export class Agent {
     }
     toolLayers.push(...middleware.flatMap((m) => (m.tool ? [m.tool] : [])));
     toolLayers.push(this.gate.middleware);
-    this.callModel = compose(modelLayers, (context) => this.modelTurn(context));
-    this.callTool = compose(toolLayers, (context) => this.executeTool(context));
-    this.toolSearch = options.toolSearch === false ? undefined : new ToolSearch(options.toolSearch);
+    this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
+    this.#callTool = compose(toolLayers, (context) => this.#executeTool(context));
+    this.#toolSearch = options.toolSearch === false ? undefined : new ToolSearch(options.toolSearch);
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
 
   /** Runs one task (or continues a conversation) to an answer. Never throws for tool or model failures. */
   async run(input: string, options: RunOptions = {}): Promise<RunResult> {
-    const state = this.startRun(input, options);
-    this.emitters.set(state.runId, state.emit);
-    this.loadedByRun.set(state.runId, state.loaded);
+    const state = this.#startRun(input, options);
+    this.#emitters.set(state.runId, state.emit);
+    this.#loadedByRun.set(state.runId, state.loaded);
     state.emit({ type: 'run_start', runId: state.runId, model: this.options.model.id, input });
     let ending: RunEnding;
     try {
-      ending = await this.loop(state, options.maxSteps ?? this.options.maxSteps ?? 10);
+      ending = await this.#loop(state, options.maxSteps ?? this.options.maxSteps ?? 10);
     } catch (caught) {
       if (this.options.throwOnProtocolError && caught instanceof ProtocolFailure && !state.signal.aborted) {
         throw caught.cause;
@@ -140,8 +140,8 @@ export class Agent {
       };
       ending = state.signal.aborted ? { stopReason: 'cancelled' } : { stopReason: 'error', error };
     } finally {
-      this.emitters.delete(state.runId);
-      this.loadedByRun.delete(state.runId);
+      this.#emitters.delete(state.runId);
+      this.#loadedByRun.delete(state.runId);
     }
     const answer = ending.answer ?? lastAssistantText(state.messages);
     if (ending.stopReason === 'answer') state.emit({ type: 'answer', text: answer });
@@ -162,7 +162,7 @@ export class Agent {
     return result;
   }
 
-  private startRun(input: string, options: RunOptions): RunState {
+  #startRun(input: string, options: RunOptions): RunState {
     const messages: ChatMessage[] = [...(options.history ?? [])];
     if (this.options.system && !messages.some((m) => m.role === 'system')) {
       messages.unshift({ role: 'system', content: this.options.system });
@@ -185,14 +185,14 @@ export class Agent {
   }
 
   /** Think, act, observe, until an answer or `maxSteps` turns. */
-  private async loop(state: RunState, maxSteps: number): Promise<RunEnding> {
+  async #loop(state: RunState, maxSteps: number): Promise<RunEnding> {
     while (state.step < maxSteps) {
       state.step++;
-      const response = await this.think(state, state.step);
+      const response = await this.#think(state, state.step);
       if (response.message.toolCalls.length === 0) {
         return { stopReason: turnStop(response), answer: response.message.content };
       }
-      await this.act(state, state.step, response.message.toolCalls);
+      await this.#act(state, state.step, response.message.toolCalls);
       if (state.signal.aborted) throw state.signal.reason;
     }
     return { stopReason: 'max_steps' };
@@ -204,12 +204,12 @@ export class Agent {
   }
 
   /** Frame 5-6: refresh the registry (between turns only), then one model turn through the middleware. */
-  private async think(state: RunState, step: number): Promise<ModelResponse> {
+  async #think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
     // A tool changed since its approval is offered as approved until someone approves the change.
     const all = this.gate.offered(host.registry, state.groups);
-    const tools = this.toolSearch?.active(all) ? this.toolSearch.offered(all, state.loaded) : all;
+    const tools = this.#toolSearch?.active(all) ? this.#toolSearch.offered(all, state.loaded) : all;
     if (step === 1 || (change && change.added.length + change.removed.length + change.changed.length > 0)) {
       state.emit({ type: 'registry', step, tools: tools.map((t) => t.name), ...(change ? { change } : {}) });
     }
@@ -221,7 +221,7 @@ export class Agent {
       ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
       ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
     };
-    const response = await this.callModel({ runId: state.runId, step, request });
+    const response = await this.#callModel({ runId: state.runId, step, request });
     state.messages.push(response.message);
     if (response.usage) {
       state.usage.inputTokens += response.usage.inputTokens;
@@ -231,10 +231,10 @@ export class Agent {
     return response;
   }
 
-  private async modelTurn(context: ModelContext): Promise<ModelResponse> {
+  async #modelTurn(context: ModelContext): Promise<ModelResponse> {
     const { model } = this.options;
     if (this.options.stream === false) return model.generate(context.request);
-    const emit = this.emitters.get(context.runId);
+    const emit = this.#emitters.get(context.runId);
     let response: ModelResponse | undefined;
     for await (const event of model.stream(context.request)) {
       if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
@@ -248,7 +248,7 @@ export class Agent {
    * The gate's options: each server's `approval` key from the host's config unless given, and the approver
    * wrapped so UIs see an `approval_request` event before the question is asked.
    */
-  private gateOptions(options: ApprovalGateOptions = {}): ApprovalGateOptions {
+  #gateOptions(options: ApprovalGateOptions = {}): ApprovalGateOptions {
     const servers =
       options.servers ?? new Map(this.options.host.config.servers.map((s) => [s.name, s.approval]));
     const approver = options.approver;
@@ -257,16 +257,16 @@ export class Agent {
       ...options,
       servers,
       approver: (request, signal) => {
-        this.emitters.get(request.runId)?.({ type: 'approval_request', request });
+        this.#emitters.get(request.runId)?.({ type: 'approval_request', request });
         return approver(request, signal);
       },
     };
   }
 
   /** Frames 7-8: every call of the turn through the tool pipeline, results appended in the calls' order. */
-  private async act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
+  async #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
     const limit = this.options.concurrency ?? 4;
-    const tasks = calls.map((call) => () => this.runCall(state, step, call));
+    const tasks = calls.map((call) => () => this.#runCall(state, step, call));
     const records = await runLimited(tasks, limit);
     for (const record of records) {
       state.records.push(record);
@@ -282,7 +282,7 @@ export class Agent {
     }
   }
 
-  private async runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
+  async #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
     const tool = this.options.host.registry.get(call.name, state.groups);
     state.emit({
@@ -303,7 +303,7 @@ export class Agent {
       signal: state.signal,
       ...(state.groups === undefined ? {} : { groups: state.groups }),
     };
-    const outcome = await this.callTool(context);
+    const outcome = await this.#callTool(context);
     const record: ToolCallRecord = {
       id: call.id,
       step,
@@ -324,10 +324,10 @@ export class Agent {
   }
 
   /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */
-  private async searchTools(context: ToolContext): Promise<ToolOutcome> {
+  async #searchTools(context: ToolContext): Promise<ToolOutcome> {
     const definitions = this.gate.offered(this.options.host.registry, context.groups);
-    const loaded = this.loadedByRun.get(context.runId) ?? new Set<string>();
-    const { text, isError } = await this.toolSearch!.search(
+    const loaded = this.#loadedByRun.get(context.runId) ?? new Set<string>();
+    const { text, isError } = await this.#toolSearch!.search(
       definitions,
       context.arguments,
       loaded,
@@ -341,9 +341,9 @@ export class Agent {
   }
 
   /** The pipeline's end: the actual `tools/call` (or the reason it cannot happen). */
-  private async executeTool(context: ToolContext): Promise<ToolOutcome> {
+  async #executeTool(context: ToolContext): Promise<ToolOutcome> {
     const { call, tool } = context;
-    if (!tool && call.name === SEARCH_TOOL_NAME && this.toolSearch) return this.searchTools(context);
+    if (!tool && call.name === SEARCH_TOOL_NAME && this.#toolSearch) return this.#searchTools(context);
     if (!tool) {
       const known = this.options.host.registry.definitions(context.groups).map((t) => t.name);
       const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;

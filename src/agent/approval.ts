@@ -60,19 +60,16 @@ export interface ApprovalGateOptions {
 }
 
 export class ApprovalGate {
-  private readonly policy: ApprovalPolicy;
-  private readonly policyGlobs: GlobSet;
-  private readonly approved = new Map<string, Approved>();
+  readonly #policy: ApprovalPolicy;
+  readonly #policyGlobs: GlobSet;
+  readonly #approved = new Map<string, Approved>();
   /** Bumped on every approval: the model's view of a tool may change with it. */
-  private approvals = 0;
-  private readonly views = new WeakMap<
-    readonly ToolDefinition[],
-    { approvals: number; view: ToolDefinition[] }
-  >();
+  #approvals = 0;
+  readonly #views = new WeakMap<readonly ToolDefinition[], { approvals: number; view: ToolDefinition[] }>();
 
   constructor(private readonly options: ApprovalGateOptions = {}) {
-    this.policy = options.policy ?? 'none';
-    this.policyGlobs = new GlobSet(typeof this.policy === 'object' ? this.policy.tools : []);
+    this.#policy = options.policy ?? 'none';
+    this.#policyGlobs = new GlobSet(typeof this.#policy === 'object' ? this.#policy.tools : []);
   }
 
   /** The gate as the innermost-but-one tool middleware: it sees arguments other middleware produced. */
@@ -80,9 +77,9 @@ export class ApprovalGate {
     // Calls that cannot run (unknown tool, unparsable arguments) fail further in without bothering anyone.
     if (!context.tool || context.call.invalidArguments) return next(context);
     // Most calls are decided without asking anyone: no promise and no extra turn of the microtask queue.
-    const settled = this.settled(context.tool);
+    const settled = this.#settled(context.tool);
     const approval =
-      'decision' in settled ? settled : await this.ask(context, context.tool, settled.reason, settled.diff);
+      'decision' in settled ? settled : await this.#ask(context, context.tool, settled.reason, settled.diff);
     if (approval.decision === 'denied') return deniedOutcome(approval.reason ?? 'not approved', approval);
     // Object.assign: on Node 20 a spread with an extra key (`{ ...context, approval }`) takes a slow runtime path.
     const outcome = await next(Object.assign({}, context, { approval }));
@@ -90,8 +87,8 @@ export class ApprovalGate {
   };
 
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
-    const settled = this.settled(tool);
-    return 'decision' in settled ? settled : this.ask(context, tool, settled.reason, settled.diff);
+    const settled = this.#settled(tool);
+    return 'decision' in settled ? settled : this.#ask(context, tool, settled.reason, settled.diff);
   }
 
   /**
@@ -101,36 +98,36 @@ export class ApprovalGate {
    */
   offered(registry: ToolRegistry, groups?: readonly string[]): readonly ToolDefinition[] {
     const definitions = registry.definitions(groups);
-    if (this.approved.size === 0) return definitions;
-    const cached = this.views.get(definitions);
-    if (cached?.approvals === this.approvals) return cached.view;
+    if (this.#approved.size === 0) return definitions;
+    const cached = this.#views.get(definitions);
+    if (cached?.approvals === this.#approvals) return cached.view;
     const view = definitions.map((definition) => {
-      const prior = this.approved.get(definition.name);
+      const prior = this.#approved.get(definition.name);
       const current = prior && registry.get(definition.name);
       return current && current.fingerprint !== prior.fingerprint ? prior.offered : definition;
     });
-    this.views.set(definitions, { approvals: this.approvals, view });
+    this.#views.set(definitions, { approvals: this.#approvals, view });
     return view;
   }
 
   /** The decision when config, policy or an earlier answer settles it; otherwise why someone must be asked. */
-  private settled(tool: RegisteredTool): ApprovalRecord | { reason: 'policy' | 'changed'; diff?: string } {
-    const configured = this.configured(tool);
+  #settled(tool: RegisteredTool): ApprovalRecord | { reason: 'policy' | 'changed'; diff?: string } {
+    const configured = this.#configured(tool);
     if (configured === 'deny')
       return { decision: 'denied', by: 'config', reason: `${tool.server} config denies it` };
-    const prior = this.approved.get(tool.llmName);
+    const prior = this.#approved.get(tool.llmName);
     if (prior && prior.fingerprint !== tool.fingerprint) {
       return { reason: 'changed', diff: lineDiff(prior.definition, definitionText(tool)) };
     }
     if (prior?.always) return prior.record;
-    if (configured === 'auto') return this.remember(tool, { decision: 'approved', by: 'config' }, true);
-    if (this.policy === 'all' || this.policyGlobs.matches(tool.llmName)) {
-      return this.remember(tool, { decision: 'approved', by: 'policy' }, true);
+    if (configured === 'auto') return this.#remember(tool, { decision: 'approved', by: 'config' }, true);
+    if (this.#policy === 'all' || this.#policyGlobs.matches(tool.llmName)) {
+      return this.#remember(tool, { decision: 'approved', by: 'policy' }, true);
     }
     return { reason: 'policy' };
   }
 
-  private async ask(
+  async #ask(
     context: ToolContext,
     tool: RegisteredTool,
     reason: 'policy' | 'changed',
@@ -153,7 +150,7 @@ export class ApprovalGate {
     };
     const answer = await this.options.approver(request, context.signal);
     if (answer === 'allow' || answer === 'always') {
-      return this.remember(tool, { decision: 'approved', by: 'user' }, answer === 'always');
+      return this.#remember(tool, { decision: 'approved', by: 'user' }, answer === 'always');
     }
     return {
       decision: 'denied',
@@ -162,19 +159,19 @@ export class ApprovalGate {
     };
   }
 
-  private remember(tool: RegisteredTool, record: ApprovalRecord, always: boolean): ApprovalRecord {
-    this.approved.set(tool.llmName, {
+  #remember(tool: RegisteredTool, record: ApprovalRecord, always: boolean): ApprovalRecord {
+    this.#approved.set(tool.llmName, {
       fingerprint: tool.fingerprint,
       definition: definitionText(tool),
       offered: { name: tool.llmName, description: tool.description, inputSchema: tool.inputSchema },
       record,
       always,
     });
-    this.approvals++;
+    this.#approvals++;
     return record;
   }
 
-  private configured(tool: RegisteredTool): 'auto' | 'deny' | 'ask' {
+  #configured(tool: RegisteredTool): 'auto' | 'deny' | 'ask' {
     const setting = this.options.servers?.get(tool.server) ?? 'ask';
     if (typeof setting === 'string') return setting;
     if (setting.deny && new GlobSet(setting.deny).matches(tool.mcpName)) return 'deny';

@@ -40,7 +40,7 @@ const GENERIC_VERBS = new Set(
 
 export class DemoModel implements ChatModel {
   readonly id = DEMO_MODEL_ID;
-  private calls = 0;
+  #calls = 0;
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
@@ -49,7 +49,7 @@ export class DemoModel implements ChatModel {
     const used = new Set(calledSinceTask(request.messages));
     const tools = request.tools ?? [];
     const calls =
-      results.length === 0 ? this.firstCalls(task, tools) : this.followUpCalls(task, tools, results, used);
+      results.length === 0 ? this.#firstCalls(task, tools) : this.#followUpCalls(task, tools, results, used);
     if (calls.length > 0) {
       return { message: { role: 'assistant', content: '', toolCalls: calls }, stopReason: 'tool_calls' };
     }
@@ -68,7 +68,7 @@ export class DemoModel implements ChatModel {
     yield acc.finish(response.stopReason);
   }
 
-  private firstCalls(task: string, tools: readonly ToolDefinition[]): ToolCall[] {
+  #firstCalls(task: string, tools: readonly ToolDefinition[]): ToolCall[] {
     const words = wordsOf(task);
     const out: ToolCall[] = [];
     for (const tool of tools) {
@@ -78,12 +78,12 @@ export class DemoModel implements ChatModel {
       );
       if (nameWords.size === 0 || ![...nameWords].every((w) => words.has(w))) continue;
       const args = fillFromTask(task, tool.inputSchema);
-      if (args) out.push(this.call(tool.name, args));
+      if (args) out.push(this.#call(tool.name, args));
     }
     return out;
   }
 
-  private followUpCalls(
+  #followUpCalls(
     task: string,
     tools: readonly ToolDefinition[],
     results: readonly ToolResultView[],
@@ -102,13 +102,13 @@ export class DemoModel implements ChatModel {
       // Arguments come from results here, so a word of the description shared with the task is enough.
       const toolWords = wordsOf(`${toolPart(tool.name).replace(/[_-]/g, ' ')} ${tool.description ?? ''}`);
       if (![...toolWords].some((w) => words.has(w))) continue;
-      out.push(this.call(tool.name, Object.fromEntries(required.map((name) => [name, fields.get(name)]))));
+      out.push(this.#call(tool.name, Object.fromEntries(required.map((name) => [name, fields.get(name)]))));
     }
     return out;
   }
 
-  private call(name: string, args: Record<string, unknown>): ToolCall {
-    return { id: `demo_call_${++this.calls}`, name, arguments: args };
+  #call(name: string, args: Record<string, unknown>): ToolCall {
+    return { id: `demo_call_${++this.#calls}`, name, arguments: args };
   }
 }
 

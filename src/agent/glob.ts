@@ -14,17 +14,17 @@ export function globToRegExp(pattern: string): RegExp {
 
 /** A compiled list of globs; an empty list matches nothing. */
 export class GlobSet {
-  private readonly patterns: readonly RegExp[];
+  readonly #patterns: readonly RegExp[];
 
   constructor(readonly globs: readonly string[]) {
-    this.patterns = globs.map(globToRegExp);
+    this.#patterns = globs.map(globToRegExp);
   }
 
   matches(name: string): boolean {
-    return this.patterns.some((pattern) => pattern.test(name));
+    return this.#patterns.some((pattern) => pattern.test(name));
   }
 
   get empty(): boolean {
-    return this.patterns.length === 0;
+    return this.#patterns.length === 0;
   }
 }

@@ -96,19 +96,22 @@ export interface HostOptions {
 
 export class McpHost {
   readonly registry: ToolRegistry;
-  private readonly slots = new Map<string, ServerSlot>();
-  private registryStale = true;
-  private refreshing: Promise<RegistryChange> | undefined;
-  private handlers: HostRequestHandlers;
-  private readonly listeners = new Set<(event: HostEvent) => void>();
+  readonly #slots = new Map<string, ServerSlot>();
+  #registryStale = true;
+  #refreshing: Promise<RegistryChange> | undefined;
+  #handlers: HostRequestHandlers;
+  readonly #listeners = new Set<(event: HostEvent) => void>();
+
+  readonly #options: HostOptions;
 
   private constructor(
     readonly config: HostConfig,
-    private readonly options: HostOptions,
+    options: HostOptions,
   ) {
+    this.#options = options;
     this.registry = new ToolRegistry(options.namer);
-    this.handlers = options.handlers ?? {};
-    if (options.onEvent) this.listeners.add(options.onEvent);
+    this.#handlers = options.handlers ?? {};
+    if (options.onEvent) this.#listeners.add(options.onEvent);
     const slotOptions = {
       connector: options.connector ?? mcpClientConnector,
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
@@ -117,12 +120,12 @@ export class McpHost {
       reconnect: options.reconnect ?? true,
       logger: options.logger ?? silentLogger,
       ...(options.serverLogs ? { serverLogs: options.serverLogs } : {}),
-      onChange: (slot: ServerSlot, what: SlotChange) => this.onSlotChange(slot, what),
+      onChange: (slot: ServerSlot, what: SlotChange) => this.#onSlotChange(slot, what),
     };
     for (const server of config.servers) {
-      this.slots.set(
+      this.#slots.set(
         server.name,
-        new ServerSlot(server, { ...slotOptions, handlers: this.slotHandlers(server.name) }),
+        new ServerSlot(server, { ...slotOptions, handlers: this.#slotHandlers(server.name) }),
       );
     }
   }
@@ -130,7 +133,7 @@ export class McpHost {
   /** Connects every enabled server concurrently and builds the registry from those ready in time. */
   static async start(config: HostConfig, options: HostOptions = {}): Promise<McpHost> {
     const host = new McpHost(config, options);
-    const all = Promise.all([...host.slots.values()].map((slot) => slot.start()));
+    const all = Promise.all([...host.#slots.values()].map((slot) => slot.start()));
     const waitMs = options.startupTimeoutMs ?? options.connectTimeoutMs ?? 30_000;
     const timeout = new AbortController();
     const signal = options.signal;
@@ -153,62 +156,62 @@ export class McpHost {
 
   /** Subscribes to host events; returns the unsubscribe function. */
   on(listener: (event: HostEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Routes elicitation and sampling requests from servers (the agent sets sampling to its model). */
   setHandlers(handlers: HostRequestHandlers): void {
-    this.handlers = { ...this.handlers, ...handlers };
+    this.#handlers = { ...this.#handlers, ...handlers };
   }
 
   servers(): ServerStatus[] {
-    return [...this.slots.values()].map((slot) => slot.status());
+    return [...this.#slots.values()].map((slot) => slot.status());
   }
 
   client(server: string): HostClient | undefined {
-    return this.slots.get(server)?.client;
+    return this.#slots.get(server)?.client;
   }
 
   /** Waits until every server has finished its current connection attempts (ready or failed). */
   async settled(): Promise<void> {
-    await Promise.all([...this.slots.values()].map((slot) => slot.connecting));
+    await Promise.all([...this.#slots.values()].map((slot) => slot.connecting));
   }
 
   /** True when a notification or a server coming or going awaits `refresh()`. */
   get refreshPending(): boolean {
     return (
-      this.registryStale ||
-      [...this.slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts)
+      this.#registryStale ||
+      [...this.#slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts)
     );
   }
 
   /** Applies pending list changes to the registry (seed frame 10). Call between turns. */
   refresh(signal?: AbortSignal): Promise<RegistryChange> {
-    this.refreshing ??= this.doRefresh(signal).finally(() => {
-      this.refreshing = undefined;
+    this.#refreshing ??= this.#doRefresh(signal).finally(() => {
+      this.#refreshing = undefined;
     });
-    return this.refreshing;
+    return this.#refreshing;
   }
 
-  private async doRefresh(signal?: AbortSignal): Promise<RegistryChange> {
+  async #doRefresh(signal?: AbortSignal): Promise<RegistryChange> {
     // Cleared before the awaits: a server coming or going meanwhile marks the registry stale again.
-    const stale = this.registryStale;
-    this.registryStale = false;
-    const refreshed = await Promise.all([...this.slots.values()].map((slot) => slot.refreshLists(signal)));
+    const stale = this.#registryStale;
+    this.#registryStale = false;
+    const refreshed = await Promise.all([...this.#slots.values()].map((slot) => slot.refreshLists(signal)));
     if (!stale && !refreshed.some(Boolean)) return { added: [], removed: [], changed: [] };
-    const ready = [...this.slots.values()].filter((slot) => slot.state === 'ready');
+    const ready = [...this.#slots.values()].filter((slot) => slot.state === 'ready');
     const change = this.registry.update(
       ready.map((slot) => slot.snapshot()),
       (server, tool, reason) =>
-        this.options.logger?.warn(
+        this.#options.logger?.warn(
           tool === undefined
             ? `server "${server}": its tools are left out: ${reason}`
             : `server "${server}": tool "${tool}" is left out: ${reason}`,
         ),
     );
     if (change.added.length + change.removed.length + change.changed.length > 0) {
-      this.emit({ type: 'registry_changed', change });
+      this.#emit({ type: 'registry_changed', change });
     }
     return change;
   }
@@ -219,7 +222,7 @@ export class McpHost {
     args: Record<string, unknown>,
     options: { signal?: AbortSignal } = {},
   ): Promise<CallToolResult> {
-    const slot = this.slots.get(tool.server);
+    const slot = this.#slots.get(tool.server);
     const client = slot?.client;
     if (!slot || !client) {
       throw new LocalError(
@@ -228,16 +231,16 @@ export class McpHost {
       );
     }
     try {
-      return await this.callOn(client, tool, args, slot.config.timeoutMs, options.signal);
+      return await this.#callOn(client, tool, args, slot.config.timeoutMs, options.signal);
     } catch (error) {
       // A request that could not reach the server may mean the server is gone (over HTTP nothing else
       // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
-      if (isLinkFailure(error)) await this.confirmLost(slot, client, error);
+      if (isLinkFailure(error)) await this.#confirmLost(slot, client, error);
       throw error;
     }
   }
 
-  private async confirmLost(slot: ServerSlot, client: HostClient, error: unknown): Promise<void> {
+  async #confirmLost(slot: ServerSlot, client: HostClient, error: unknown): Promise<void> {
     const signal = AbortSignal.timeout(2_000);
     const probing = client.ping ? client.ping({ signal }) : client.listTools({ signal });
     const probe = await probing.then(
@@ -247,7 +250,7 @@ export class McpHost {
     if (probe !== undefined && isLinkFailure(probe)) slot.connectionLost(client, messageOf(error));
   }
 
-  private async callOn(
+  async #callOn(
     client: HostClient,
     tool: RegisteredTool,
     args: Record<string, unknown>,
@@ -273,7 +276,7 @@ export class McpHost {
 
   /** Resources of every ready server (or one), with the server that has them. */
   async listResources(server?: string): Promise<Array<{ server: string; resource: Resource }>> {
-    return this.fromServers(server, 'resources', async (slot, client) =>
+    return this.#fromServers(server, 'resources', async (slot, client) =>
       (slot.resources ?? (await client.listResources())).map((resource) => ({
         server: slot.config.name,
         resource,
@@ -282,38 +285,38 @@ export class McpHost {
   }
 
   async readResource(server: string, uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
-    return this.requireClient(server).readResource({ uri }, signal ? { signal } : {});
+    return this.#requireClient(server).readResource({ uri }, signal ? { signal } : {});
   }
 
   async listPrompts(server?: string): Promise<Array<{ server: string; prompt: Prompt }>> {
-    return this.fromServers(server, 'prompts', async (slot, client) =>
+    return this.#fromServers(server, 'prompts', async (slot, client) =>
       (slot.prompts ?? (await client.listPrompts())).map((prompt) => ({ server: slot.config.name, prompt })),
     );
   }
 
   async getPrompt(server: string, name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
-    return this.requireClient(server).getPrompt({ name, arguments: args });
+    return this.#requireClient(server).getPrompt({ name, arguments: args });
   }
 
   /** Closes every client (stdio servers get the spec's stdin-close, SIGTERM, SIGKILL sequence). */
   async close(): Promise<void> {
-    await Promise.all([...this.slots.values()].map((slot) => slot.close()));
-    await this.options.serverLogs?.close();
+    await Promise.all([...this.#slots.values()].map((slot) => slot.close()));
+    await this.#options.serverLogs?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  private async fromServers<T>(
+  async #fromServers<T>(
     server: string | undefined,
     capability: 'resources' | 'prompts',
     list: (slot: ServerSlot, client: HostClient) => Promise<T[]>,
   ): Promise<T[]> {
     const slots =
       server === undefined
-        ? [...this.slots.values()]
-        : [this.slots.get(server)].filter((s) => s !== undefined);
+        ? [...this.#slots.values()]
+        : [this.#slots.get(server)].filter((s) => s !== undefined);
     if (server !== undefined && slots.length === 0) throw new Error(`no server named ${server}`);
     const lists = await Promise.all(
       slots.map((slot) => {
@@ -326,55 +329,55 @@ export class McpHost {
     return lists.flat();
   }
 
-  private requireClient(server: string): HostClient {
-    const slot = this.slots.get(server);
+  #requireClient(server: string): HostClient {
+    const slot = this.#slots.get(server);
     if (!slot) throw new Error(`no server named ${server}`);
     if (!slot.client)
       throw new LocalError('not_connected', `server ${server} is not connected (${slot.state})`);
     return slot.client;
   }
 
-  private slotHandlers(server: string): ServerRequestHandlers {
+  #slotHandlers(server: string): ServerRequestHandlers {
     const elicitation: ServerRequestHandlers['elicitation'] = (params, signal) => {
-      const handler = this.handlers.elicitation;
+      const handler = this.#handlers.elicitation;
       // client/elicitation: declining is a valid answer when no one can fill the form.
       if (!handler) return Promise.resolve({ action: 'decline' });
       return handler(server, params, signal);
     };
-    const task: ServerRequestHandlers['task'] = (update) => this.emit({ type: 'task', server, ...update });
-    if (!this.options.offerSampling && !this.handlers.sampling) return { elicitation, task };
+    const task: ServerRequestHandlers['task'] = (update) => this.#emit({ type: 'task', server, ...update });
+    if (!this.#options.offerSampling && !this.#handlers.sampling) return { elicitation, task };
     const sampling: ServerRequestHandlers['sampling'] = (params, signal) => {
-      const handler = this.handlers.sampling;
+      const handler = this.#handlers.sampling;
       if (!handler) return Promise.reject(new Error('sampling is not configured on this host'));
       return handler(server, params, signal);
     };
     return { elicitation, sampling, task };
   }
 
-  private onSlotChange(slot: ServerSlot, what: SlotChange): void {
+  #onSlotChange(slot: ServerSlot, what: SlotChange): void {
     const server = slot.config.name;
     if (what === 'lists') {
-      this.registryStale = true;
+      this.#registryStale = true;
     } else if (what === 'state') {
       // A server that became ready, failed or closed changes which tools exist.
-      this.registryStale = true;
-      this.emit({
+      this.#registryStale = true;
+      this.#emit({
         type: 'server_state',
         server,
         state: slot.state,
         ...(slot.error ? { error: slot.error } : {}),
       });
     } else {
-      this.emit({ type: 'list_changed', server, list: what });
+      this.#emit({ type: 'list_changed', server, list: what });
     }
   }
 
-  private emit(event: HostEvent): void {
-    for (const listener of this.listeners) {
+  #emit(event: HostEvent): void {
+    for (const listener of this.#listeners) {
       try {
         listener(event);
       } catch (error) {
-        (this.options.logger ?? silentLogger).warn('host event listener threw', error);
+        (this.#options.logger ?? silentLogger).warn('host event listener threw', error);
       }
     }
   }

@@ -224,29 +224,29 @@ interface PendingCall {
  * recorded, so a provider writes `yield acc.textDelta(chunk)`; `finish` produces the final `done` event.
  */
 export class StreamAccumulator {
-  private text = '';
-  private readonly calls: PendingCall[] = [];
+  #text = '';
+  readonly #calls: PendingCall[] = [];
 
   textDelta(text: string): ModelStreamEvent {
-    this.text += text;
+    this.#text += text;
     return { type: 'text_delta', text };
   }
 
   /** Starts call number `index` (indexes are 0, 1, 2, ... in the order calls appear). */
   startToolCall(index: number, id: string, name: string, signature?: string): ModelStreamEvent {
-    this.calls[index] = { id, name, raw: '', ...(signature === undefined ? {} : { signature }) };
+    this.#calls[index] = { id, name, raw: '', ...(signature === undefined ? {} : { signature }) };
     return { type: 'tool_call_start', index, id, name };
   }
 
   toolCallDelta(index: number, argumentsDelta: string): ModelStreamEvent {
-    const pending = this.pending(index);
+    const pending = this.#pending(index);
     pending.raw += argumentsDelta;
     return { type: 'tool_call_delta', index, argumentsDelta };
   }
 
   /** Ends a call: its accumulated argument text is parsed now. Ending twice returns the same call. */
   endToolCall(index: number): ModelStreamEvent {
-    const pending = this.pending(index);
+    const pending = this.#pending(index);
     pending.call ??= {
       id: pending.id,
       name: pending.name,
@@ -258,23 +258,23 @@ export class StreamAccumulator {
 
   /** Indexes of calls started but not yet ended (providers end them before `finish`). */
   openToolCalls(): number[] {
-    return this.calls.flatMap((call, index) => (call && !call.call ? [index] : []));
+    return this.#calls.flatMap((call, index) => (call && !call.call ? [index] : []));
   }
 
   hasToolCall(index: number): boolean {
-    return this.calls[index] !== undefined;
+    return this.#calls[index] !== undefined;
   }
 
   finish(stopReason: StopReason, usage?: Usage, rawStopReason?: string): ModelStreamEvent {
     const toolCalls: ToolCall[] = [];
-    this.calls.forEach((pending, index) => {
+    this.#calls.forEach((pending, index) => {
       if (!pending.call) this.endToolCall(index);
       toolCalls.push(pending.call!);
     });
     // A turn that produced calls continues the loop whatever the provider called its stop.
     const reason = toolCalls.length > 0 && stopReason === 'stop' ? 'tool_calls' : stopReason;
     const response: ModelResponse = {
-      message: { role: 'assistant', content: this.text, toolCalls },
+      message: { role: 'assistant', content: this.#text, toolCalls },
       stopReason: reason,
       ...(rawStopReason === undefined ? {} : { rawStopReason }),
       ...(usage === undefined ? {} : { usage }),
@@ -282,8 +282,8 @@ export class StreamAccumulator {
     return { type: 'done', response };
   }
 
-  private pending(index: number): PendingCall {
-    const pending = this.calls[index];
+  #pending(index: number): PendingCall {
+    const pending = this.#calls[index];
     if (!pending) throw new Error(`tool call ${index} was never started`);
     return pending;
   }

@@ -54,27 +54,27 @@ interface Candidate {
 }
 
 export class ToolRegistry {
-  private byName = new Map<string, RegisteredTool>();
-  private namesByKey = new Map<string, string>();
-  private definitionCache = new Map<string, readonly ToolDefinition[]>();
+  #byName = new Map<string, RegisteredTool>();
+  #namesByKey = new Map<string, string>();
+  #definitionCache = new Map<string, readonly ToolDefinition[]>();
   /** Increments whenever the set of tools or any definition changes. */
   version = 0;
 
   constructor(private readonly namer: ToolNamer = prefixedName) {}
 
   get size(): number {
-    return this.byName.size;
+    return this.#byName.size;
   }
 
   /** The tool named `llmName`; with `groups`, only when it is active for them (see `active`). */
   get(llmName: string, groups?: readonly string[]): RegisteredTool | undefined {
-    const entry = this.byName.get(llmName);
+    const entry = this.#byName.get(llmName);
     if (!entry || groups === undefined || entry.groups.length === 0) return entry;
     return entry.groups.some((group) => groups.includes(group)) ? entry : undefined;
   }
 
   entries(): RegisteredTool[] {
-    return [...this.byName.values()];
+    return [...this.#byName.values()];
   }
 
   /**
@@ -83,14 +83,14 @@ export class ToolRegistry {
    */
   definitions(groups?: readonly string[]): readonly ToolDefinition[] {
     const cacheKey = groups === undefined ? '*' : [...groups].sort().join('\u0000');
-    let cached = this.definitionCache.get(cacheKey);
+    let cached = this.#definitionCache.get(cacheKey);
     if (!cached) {
       cached = this.active(groups).map((entry) => ({
         name: entry.llmName,
         description: entry.description,
         inputSchema: entry.inputSchema,
       }));
-      this.definitionCache.set(cacheKey, cached);
+      this.#definitionCache.set(cacheKey, cached);
     }
     return cached;
   }
@@ -117,7 +117,7 @@ export class ToolRegistry {
         return [];
       }
     });
-    const names = assignNames(candidates, this.namer, this.namesByKey);
+    const names = assignNames(candidates, this.namer, this.#namesByKey);
     const next = new Map<string, RegisteredTool>();
     for (const candidate of candidates) {
       const llmName = names.get(candidate.key)!;
@@ -126,17 +126,17 @@ export class ToolRegistry {
     const added: string[] = [];
     const changed: string[] = [];
     for (const [name, entry] of next) {
-      const before = this.byName.get(name);
+      const before = this.#byName.get(name);
       if (!before) added.push(name);
       else if (before.fingerprint !== entry.fingerprint || before.server !== entry.server) changed.push(name);
     }
-    const removed = [...this.byName.keys()].filter((name) => !next.has(name));
+    const removed = [...this.#byName.keys()].filter((name) => !next.has(name));
     // A tool that is gone releases its name; the others keep theirs on the next rebuild.
-    this.namesByKey = names;
-    this.byName = new Map([...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    this.#namesByKey = names;
+    this.#byName = new Map([...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     if (added.length + removed.length + changed.length > 0) {
       this.version++;
-      this.definitionCache = new Map();
+      this.#definitionCache = new Map();
     }
     return { added, removed, changed };
   }

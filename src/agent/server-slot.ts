@@ -66,17 +66,20 @@ export class ServerSlot {
   /** Lists to fetch again at the next refresh (set by list_changed notifications). */
   readonly stale = { tools: false, resources: false, prompts: false };
   /** A refresh that outlasted `refreshTimeoutMs`, still on its way. */
-  private lateRefresh: Promise<void> | undefined;
+  #lateRefresh: Promise<void> | undefined;
   /** Settles when the current connection attempt series ends, ready or failed. */
   connecting: Promise<void> = Promise.resolve();
-  private readonly shutdown = new AbortController();
+  readonly #shutdown = new AbortController();
   /** Connection attempts abandoned (timed out) but still winding down their server. */
-  private readonly opening = new Set<Promise<void>>();
+  readonly #opening = new Set<Promise<void>>();
+
+  readonly #options: SlotOptions;
 
   constructor(
     readonly config: ServerConfig,
-    private readonly options: SlotOptions,
+    options: SlotOptions,
   ) {
+    this.#options = options;
     this.state = config.enabled ? 'connecting' : 'disabled';
   }
 
@@ -91,8 +94,8 @@ export class ServerSlot {
       ...(client?.era === undefined ? {} : { era: client.era }),
       ...(client?.serverInfo?.name === undefined ? {} : { serverName: client.serverInfo.name }),
       toolCount: this.tools.length,
-      ...(this.options.serverLogs && this.config.target.kind === 'stdio'
-        ? { logFile: this.options.serverLogs.pathOf(this.config.name) }
+      ...(this.#options.serverLogs && this.config.target.kind === 'stdio'
+        ? { logFile: this.#options.serverLogs.pathOf(this.config.name) }
         : {}),
     };
   }
@@ -108,7 +111,7 @@ export class ServerSlot {
 
   start(): Promise<void> {
     if (!this.config.enabled) return this.connecting;
-    this.connecting = this.connectWithRetries();
+    this.connecting = this.#connectWithRetries();
     return this.connecting;
   }
 
@@ -120,15 +123,15 @@ export class ServerSlot {
    */
   async refreshLists(signal?: AbortSignal): Promise<boolean> {
     const client = this.client;
-    if (this.state !== 'ready' || !client || this.lateRefresh) return false;
+    if (this.state !== 'ready' || !client || this.#lateRefresh) return false;
     const { stale } = this;
     if (!stale.tools && !stale.resources && !stale.prompts) return false;
     const want = { ...stale };
     stale.tools = stale.resources = stale.prompts = false;
-    const fetching = this.fetchLists(client, want, undefined, () => client === this.client).then(
+    const fetching = this.#fetchLists(client, want, undefined, () => client === this.client).then(
       () => client === this.client,
       (error: unknown) => {
-        this.options.logger.warn(`refreshing lists of ${this.config.name} failed`, messageOf(error));
+        this.#options.logger.warn(`refreshing lists of ${this.config.name} failed`, messageOf(error));
         if (client === this.client) {
           stale.tools ||= want.tools;
           stale.resources ||= want.resources;
@@ -139,66 +142,66 @@ export class ServerSlot {
     );
     const waited = new AbortController();
     const stop = signal ? AbortSignal.any([signal, waited.signal]) : waited.signal;
-    const timedOut = delay(this.options.refreshTimeoutMs, stop).then(
+    const timedOut = delay(this.#options.refreshTimeoutMs, stop).then(
       () => undefined,
       () => undefined,
     );
     const onTime = await Promise.race([fetching, timedOut]);
     waited.abort();
     if (onTime !== undefined) return onTime;
-    this.lateRefresh = fetching.then((applied) => {
-      this.lateRefresh = undefined;
-      if (applied) this.options.onChange(this, 'lists');
+    this.#lateRefresh = fetching.then((applied) => {
+      this.#lateRefresh = undefined;
+      if (applied) this.#options.onChange(this, 'lists');
     });
     return false;
   }
 
   async close(): Promise<void> {
-    this.shutdown.abort(new LocalError('cancelled', 'host closed'));
+    this.#shutdown.abort(new LocalError('cancelled', 'host closed'));
     this.state = this.config.enabled ? 'closed' : 'disabled';
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
-    await Promise.all(this.opening);
+    await Promise.all(this.#opening);
   }
 
-  private async connectWithRetries(): Promise<void> {
-    const { retry, logger } = this.options;
+  async #connectWithRetries(): Promise<void> {
+    const { retry, logger } = this.#options;
     for (let attempt = 1; attempt <= retry.maxAttempts; attempt++) {
-      if (this.shutdown.signal.aborted) return;
+      if (this.#shutdown.signal.aborted) return;
       this.attempts++;
-      this.setState('connecting');
+      this.#setState('connecting');
       try {
-        await this.connectOnce();
+        await this.#connectOnce();
         this.error = undefined;
-        this.setState('ready');
+        this.#setState('ready');
         return;
       } catch (error) {
         this.error = messageOf(error);
         logger.warn(`server ${this.config.name}: attempt ${attempt} failed`, this.error);
       }
       if (attempt < retry.maxAttempts) {
-        await delay(retry.backoffMs * 2 ** (attempt - 1), this.shutdown.signal).catch(() => undefined);
+        await delay(retry.backoffMs * 2 ** (attempt - 1), this.#shutdown.signal).catch(() => undefined);
       }
     }
-    if (!this.shutdown.signal.aborted) this.setState('failed');
+    if (!this.#shutdown.signal.aborted) this.#setState('failed');
   }
 
-  private async connectOnce(): Promise<void> {
+  async #connectOnce(): Promise<void> {
     const attempt = new AbortController();
-    const abortAttempt = () => attempt.abort(this.shutdown.signal.reason);
-    this.shutdown.signal.addEventListener('abort', abortAttempt, { once: true });
+    const abortAttempt = () => attempt.abort(this.#shutdown.signal.reason);
+    this.#shutdown.signal.addEventListener('abort', abortAttempt, { once: true });
     const timer = setTimeout(
       () =>
-        attempt.abort(new LocalError('timeout', `no connection within ${this.options.connectTimeoutMs} ms`)),
-      this.options.connectTimeoutMs,
+        attempt.abort(new LocalError('timeout', `no connection within ${this.#options.connectTimeoutMs} ms`)),
+      this.#options.connectTimeoutMs,
     );
     let client: HostClient | undefined;
-    const onEvent = (event: ClientEvent) => this.onClientEvent(client, event);
+    const onEvent = (event: ClientEvent) => this.#onClientEvent(client, event);
     try {
-      const logs = this.options.serverLogs;
-      const opening = this.options.connector(this.config, {
-        handlers: this.options.handlers,
+      const logs = this.#options.serverLogs;
+      const opening = this.#options.connector(this.config, {
+        handlers: this.#options.handlers,
         onEvent,
         signal: attempt.signal,
         ...(logs && this.config.target.kind === 'stdio'
@@ -213,11 +216,11 @@ export class ServerSlot {
         },
         () => undefined,
       );
-      this.opening.add(settled);
-      void settled.then(() => this.opening.delete(settled));
+      this.#opening.add(settled);
+      void settled.then(() => this.#opening.delete(settled));
       client = await raceAbort(opening, attempt.signal);
       await raceAbort(
-        this.fetchLists(
+        this.#fetchLists(
           client,
           { tools: true, resources: true, prompts: true },
           attempt.signal,
@@ -231,11 +234,11 @@ export class ServerSlot {
       throw error;
     } finally {
       clearTimeout(timer);
-      this.shutdown.signal.removeEventListener('abort', abortAttempt);
+      this.#shutdown.signal.removeEventListener('abort', abortAttempt);
     }
   }
 
-  private async fetchLists(
+  async #fetchLists(
     client: HostClient,
     want: { tools: boolean; resources: boolean; prompts: boolean },
     signal: AbortSignal | undefined,
@@ -256,7 +259,7 @@ export class ServerSlot {
     if (prompts) this.prompts = prompts;
   }
 
-  private onClientEvent(client: HostClient | undefined, event: ClientEvent): void {
+  #onClientEvent(client: HostClient | undefined, event: ClientEvent): void {
     // Events of a connection we already dropped (or that never finished opening) are old news.
     if (client === undefined || client !== this.client) return;
     if (event === 'close') {
@@ -266,7 +269,7 @@ export class ServerSlot {
     if (event === 'toolsListChanged') this.stale.tools = true;
     if (event === 'resourcesListChanged') this.stale.resources = true;
     if (event === 'promptsListChanged') this.stale.prompts = true;
-    this.options.onChange(this, event);
+    this.#options.onChange(this, event);
   }
 
   /**
@@ -280,15 +283,15 @@ export class ServerSlot {
     this.tools = [];
     this.resources = this.prompts = undefined;
     this.error = reason;
-    this.setState('failed');
+    this.#setState('failed');
     void client.close().catch(() => undefined);
-    if (this.options.reconnect && !this.shutdown.signal.aborted) this.start();
+    if (this.#options.reconnect && !this.#shutdown.signal.aborted) this.start();
   }
 
-  private setState(state: ServerState): void {
+  #setState(state: ServerState): void {
     if (this.state === state) return;
     this.state = state;
-    this.options.onChange(this, 'state');
+    this.#options.onChange(this, 'state');
   }
 }
 

@@ -228,19 +228,24 @@ function runToolCall(
 
 /** The steps of one tools/call after its arguments are checked. Closures are made only on the async path. */
 class ToolCall {
-  constructor(
-    private readonly codec: RevisionCodec,
-    private readonly scope: RequestScope,
-    private readonly tool: ToolDefinition,
-    private readonly name: string,
-  ) {}
+  readonly #codec: RevisionCodec;
+  readonly #scope: RequestScope;
+  readonly #tool: ToolDefinition;
+  readonly #name: string;
+
+  constructor(codec: RevisionCodec, scope: RequestScope, tool: ToolDefinition, name: string) {
+    this.#codec = codec;
+    this.#scope = scope;
+    this.#tool = tool;
+    this.#name = name;
+  }
 
   run(checked: ValidationOutcome): MaybePromise<JSONObject> {
     // server/tools: input validation errors are tool execution errors the model can correct.
-    if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.name}: ${checked.message}`);
+    if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.#name}: ${checked.message}`);
     let returned: unknown;
     try {
-      returned = this.tool.handler(checked.value, createHandlerContext(this.scope));
+      returned = this.#tool.handler(checked.value, createHandlerContext(this.#scope));
     } catch (error) {
       return this.failed(error);
     }
@@ -254,31 +259,31 @@ class ToolCall {
 
   returned(value: unknown): MaybePromise<JSONObject> {
     const result = checkToolResult(value);
-    const output = this.tool.output;
-    if (!output || result.isError === true) return this.codec.finish(shapeToolResult(this.codec, result));
+    const output = this.#tool.output;
+    if (!output || result.isError === true) return this.#codec.finish(shapeToolResult(this.#codec, result));
     if (result.structuredContent === undefined) return this.#outputError('structuredContent is missing');
     const outcome = output.validate(result.structuredContent);
     const judge = (checked: ValidationOutcome): JSONObject =>
       checked.ok
-        ? this.codec.finish(shapeToolResult(this.codec, result))
+        ? this.#codec.finish(shapeToolResult(this.#codec, result))
         : this.#outputError(checked.message);
     return isPromise(outcome) ? Promise.resolve(outcome).then(judge) : judge(outcome);
   }
 
   failed(error: unknown): JSONObject {
-    rethrowProtocol(error, this.scope.signal);
+    rethrowProtocol(error, this.#scope.signal);
     const message = error instanceof Error ? error.message : String(error);
-    return this.#toolError(message || `tool ${this.name} failed`);
+    return this.#toolError(message || `tool ${this.#name} failed`);
   }
 
   #outputError(message: string): JSONObject {
     return this.#toolError(
-      `Tool ${this.name} returned output that does not match its outputSchema: ${message}`,
+      `Tool ${this.#name} returned output that does not match its outputSchema: ${message}`,
     );
   }
 
   #toolError(text: string): JSONObject {
-    return this.codec.finish(toolError(text) as JSONObject);
+    return this.#codec.finish(toolError(text) as JSONObject);
   }
 }
 

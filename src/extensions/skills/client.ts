@@ -64,12 +64,16 @@ export function readSkillEntry(value: unknown): SkillEntry {
 
 /** A skill whose SKILL.md passed verification; supporting files are read (and verified) on demand. */
 export class LoadedSkill {
+  readonly #reader: (resource: SkillResource) => Promise<Uint8Array>;
+
   constructor(
     readonly entry: SkillEntry,
     /** SKILL.md as verified: what the host gives the model. */
     readonly instructions: string,
-    private readonly reader: (resource: SkillResource) => Promise<Uint8Array>,
-  ) {}
+    reader: (resource: SkillResource) => Promise<Uint8Array>,
+  ) {
+    this.#reader = reader;
+  }
 
   get name(): string {
     return String(this.entry.frontmatter.name);
@@ -87,7 +91,7 @@ export class LoadedSkill {
     // SEP-2640: while acting on a skill, a read of an unlisted file is a verification failure.
     if (!resource)
       throw new SkillVerificationError('unlisted_file', uri, `${uri} is not listed in the skill's resources`);
-    return this.reader(resource);
+    return this.#reader(resource);
   }
 
   async readText(pathOrUri: string): Promise<string> {

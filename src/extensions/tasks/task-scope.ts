@@ -20,22 +20,26 @@ import { type InputBackend, missingCapabilityFor } from '../../server/input.js';
 import type { LiveTask } from './live-task.js';
 
 class TaskInputBackend implements InputBackend {
-  constructor(
-    private readonly requestBackend: InputBackend,
-    private readonly live: LiveTask,
-    private readonly capabilities: ClientCapabilities,
-  ) {}
+  readonly #requestBackend: InputBackend;
+  readonly #live: LiveTask;
+  readonly #capabilities: ClientCapabilities;
+
+  constructor(requestBackend: InputBackend, live: LiveTask, capabilities: ClientCapabilities) {
+    this.#requestBackend = requestBackend;
+    this.#live = live;
+    this.#capabilities = capabilities;
+  }
 
   async request(requests: InputRequests, signal: AbortSignal): Promise<Record<string, InputResponse>> {
-    if (!this.live.detached) return this.requestBackend.request(requests, signal);
+    if (!this.#live.detached) return this.#requestBackend.request(requests, signal);
     for (const input of Object.values(requests)) {
-      const missing = missingCapabilityFor(input, this.capabilities);
+      const missing = missingCapabilityFor(input, this.#capabilities);
       if (missing)
         throw new Error(
           `the client does not support ${input.method} (capability ${Object.keys(missing)[0]})`,
         );
     }
-    return this.live.ask(requests);
+    return this.#live.ask(requests);
   }
 }
 
