@@ -25,8 +25,9 @@ import { ClientCore } from './core.js';
 import { pageWithSafeIcons, withSafeIcons } from './icons.js';
 import type { ClientEventListener, ClientEventName } from './events.js';
 import { checkListPage } from './result-shapes.js';
-import type { NotificationListener, Subscription } from './subscriptions.js';
-import type { CallOptions, ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
+import type { Subscription } from './subscriptions.js';
+import type { ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
+import type { CallOptions, NotificationListener } from './contracts.js';
 
 /** Following `nextCursor` stops here: a server that never ends its list is a bug, not a reason to hang. */
 const MAX_PAGES = 10_000;

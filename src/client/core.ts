@@ -15,28 +15,31 @@ import { type Next, compose } from '../util/compose.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import { ResultCache } from './cache.js';
-import type { ClientEraCodec, WireRequestOptions } from './codec.js';
-import { type NegotiateOptions, type ServerState, initialize } from './era.js';
+import { type NegotiateOptions, initialize } from './era.js';
 import { ClientEventEmitter } from './events.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { HandshakeCodec } from './handshake.js';
 import { capabilitiesFromHandlers } from './input.js';
 import { inputLoop } from './input-loop.js';
-import { type Link, isStdioTarget, targetKey } from './link.js';
+import { isStdioTarget, targetKey } from './link.js';
 import { LIST_CHANGE_EVENTS, ListChangeWatcher } from './list-changes.js';
 import { type NotificationHost, wireLink } from './notifications.js';
-import {
-  type ClientRequestContext,
-  type PipelineHost,
-  retryAfterLinkFailure,
-  sessionRenewal,
-} from './pipeline.js';
+import { retryAfterLinkFailure, sessionRenewal } from './pipeline.js';
 import { RequestDefaults, ResultChecks } from './request-options.js';
 import { type EraCache, defaultEraCache } from './server-caches.js';
 import { connectLink } from './establish.js';
 import { StatelessCodec } from './stateless.js';
 import { SubscriptionManager } from './subscriptions.js';
-import type { CallOptions, ClientOptions, ConnectTarget } from './types.js';
+import type { ClientOptions, ConnectTarget } from './types.js';
+import type {
+  CallOptions,
+  ClientEraCodec,
+  ClientRequestContext,
+  Link,
+  PipelineHost,
+  ServerState,
+  WireRequestOptions,
+} from './contracts.js';
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: PACKAGE_VERSION };
 const SENT: Result = Object.freeze({}) as Result;

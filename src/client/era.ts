@@ -11,21 +11,13 @@ import { RpcError } from '../jsonrpc/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { Method, Notification } from '../mcp/methods.js';
-import {
-  type Era,
-  LATEST_HANDSHAKE_VERSION,
-  eraOf,
-  handshakeVersions,
-  isSupportedVersion,
-} from '../mcp/revisions.js';
-import type { ClientCapabilities, Implementation, ServerCapabilities } from '../mcp/types.js';
+import { LATEST_HANDSHAKE_VERSION, eraOf, handshakeVersions, isSupportedVersion } from '../mcp/revisions.js';
+import type { ClientCapabilities, Implementation } from '../mcp/types.js';
 import { HttpStatusError } from '../transports/http/client/errors.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
-import type { ClientEraCodec } from './codec.js';
 import type { HandshakeCodec } from './handshake.js';
-import type { Link } from './link.js';
 import { readServerIdentity } from './result-shapes.js';
 import type { EraCache } from './server-caches.js';
 import {
@@ -34,15 +26,7 @@ import {
   pickStatelessVersion,
   supportedVersionsOf,
 } from './stateless.js';
-
-export interface ServerState {
-  era: Era;
-  protocolVersion: string;
-  serverInfo: Implementation | undefined;
-  capabilities: ServerCapabilities;
-  instructions: string | undefined;
-  supportedVersions?: string[];
-}
+import type { ClientEraCodec, Link, ServerState } from './contracts.js';
 
 export interface NegotiateOptions {
   pinnedVersion: string | undefined;

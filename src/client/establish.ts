@@ -7,10 +7,11 @@ import { LATEST_HANDSHAKE_VERSION } from '../mcp/revisions.js';
 import type { Logger } from '../util/logger.js';
 import { type NegotiateOptions, type Negotiated, initialize, negotiate } from './era.js';
 import { httpStatusOf, unwrapError } from './failures.js';
-import { type Link, createLink, createTransport } from './link.js';
+import { createLink, createTransport } from './link.js';
 import { type HttpKind, defaultTransportKindCache } from './server-caches.js';
 import type { StatelessCodec } from './stateless.js';
 import type { ClientOptions, ConnectTarget } from './types.js';
+import type { Link } from './contracts.js';
 
 export interface EstablishHost {
   readonly target: ConnectTarget;

@@ -11,10 +11,16 @@ import type { LoggingLevel, SubscriptionFilter } from '../mcp/types.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
-import type { ClientEraCodec, ConnectSend, WireRequestOptions } from './codec.js';
-import type { ServerState } from './era.js';
 import { rethrowUnwrapped } from './failures.js';
-import type { ActiveSubscription, SubscriptionWire, WireHost } from './subscriptions.js';
+import type {
+  ActiveSubscription,
+  ClientEraCodec,
+  ConnectSend,
+  ServerState,
+  SubscriptionWire,
+  WireHost,
+  WireRequestOptions,
+} from './contracts.js';
 
 export class HandshakeCodec implements ClientEraCodec {
   readonly era = 'handshake' as const;

@@ -1,9 +1,17 @@
 export { CACHEABLE_METHODS, ResultCache, type ResultCacheOptions } from './cache.js';
 export { type CallToolParams, McpClient } from './client.js';
-export type { ClientEraCodec, WireRequestOptions } from './codec.js';
-export type { ServerState } from './era.js';
-export type { Link, LinkKind } from './link.js';
-export type { ClientMiddleware, ClientRequestContext } from './pipeline.js';
+export type {
+  CallOptions,
+  ClientEraCodec,
+  ClientMiddleware,
+  ClientRequestContext,
+  Link,
+  LinkKind,
+  NotificationListener,
+  ServerNotification,
+  ServerState,
+  WireRequestOptions,
+} from './contracts.js';
 export {
   type CachedEra,
   EraCache,
@@ -21,9 +29,8 @@ export {
 export { type FetchIconOptions, type IconBytes, checkImage, fetchIcon, safeIcons } from './icons.js';
 export { withElicitationDefaults } from './input.js';
 export { isModernError } from './stateless.js';
-export type { NotificationListener, ServerNotification, Subscription } from './subscriptions.js';
+export type { Subscription } from './subscriptions.js';
 export type {
-  CallOptions,
   ClientHandlers,
   ClientOptions,
   ConnectTarget,

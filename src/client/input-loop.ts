@@ -12,8 +12,8 @@ import { LocalError } from '../mcp/local-errors.js';
 import { readResultType } from '../mcp/result-type.js';
 import type { Next } from '../util/compose.js';
 import { answerInputRequest, readInputRequests } from './input.js';
-import type { ClientMiddleware, ClientRequestContext } from './pipeline.js';
 import type { InputLoopOptions, RequestDefaults, ResultChecks } from './request-options.js';
+import type { ClientMiddleware, ClientRequestContext } from './contracts.js';
 
 export function inputLoop(defaults: RequestDefaults, checks: ResultChecks): ClientMiddleware {
   return (context, next) => {

@@ -12,10 +12,9 @@ import { StreamableHttpClientTransport } from '../transports/http/client/streama
 import { StdioClientTransport } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
 import type { ClientOptions, ConnectTarget, StdioTarget } from './types.js';
+import type { Link, LinkKind } from './contracts.js';
 
 const UNCANCELLABLE: ReadonlySet<string> = new Set([Method.Initialize, Method.Discover]);
-
-export type LinkKind = 'stdio' | 'streamable-http' | 'sse' | 'custom';
 
 /**
  * Forwards everything to the real transport and remembers the id of the last request sent: Connection.request
@@ -66,16 +65,6 @@ class TapTransport implements Transport {
   cancelRequest(id: RequestId, reason: unknown): boolean {
     return this.inner.cancelRequest?.(id, reason) ?? false;
   }
-}
-
-export interface Link {
-  readonly kind: LinkKind;
-  readonly transport: Transport;
-  readonly connection: Connection;
-  /** Id of the request most recently handed to the transport. */
-  lastRequestId(): RequestId | undefined;
-  /** A stable name for the server: era cache and result cache scope. */
-  readonly key: string;
 }
 
 export function isStdioTarget(target: ConnectTarget): target is StdioTarget {

@@ -8,9 +8,9 @@
  */
 import type { SubscriptionFilter } from '../mcp/types.js';
 import type { Logger } from '../util/logger.js';
-import type { ServerState } from './era.js';
 import type { ClientEventEmitter, ClientEventName } from './events.js';
 import type { Subscription, SubscriptionManager } from './subscriptions.js';
+import type { ServerState } from './contracts.js';
 
 /** The events this watcher serves. */
 export const LIST_CHANGE_EVENTS: ReadonlySet<ClientEventName> = new Set([

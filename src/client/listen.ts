@@ -7,7 +7,7 @@ import { LocalError, isLocalError } from '../jsonrpc/errors.js';
 import { Method } from '../mcp/methods.js';
 import type { SubscriptionFilter } from '../mcp/types.js';
 import { deferred } from '../util/deferred.js';
-import type { ActiveSubscription, SubscriptionWire, WireHost } from './subscriptions.js';
+import type { ActiveSubscription, SubscriptionWire, WireHost } from './contracts.js';
 
 const MAX_RELISTENS = 3;
 

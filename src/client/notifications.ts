@@ -8,9 +8,9 @@ import type { LoggingMessageParams } from '../mcp/types.js';
 import type { ResultCache } from './cache.js';
 import type { ClientEventEmitter } from './events.js';
 import { answerInputRequest } from './input.js';
-import type { Link } from './link.js';
 import type { SubscriptionManager } from './subscriptions.js';
 import type { ClientHandlers } from './types.js';
+import type { Link } from './contracts.js';
 
 export interface NotificationHost {
   readonly key: string;

@@ -11,46 +11,11 @@
  * logging/setLevel, and initialize again when a session is renewed) run through the user middleware as well,
  * with `connecting: true`; an `HttpStatusError` thrown there reaches the middleware before negotiation reads it.
  */
-import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { HttpStatusError } from '../transports/http/client/errors.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
-import type { Middleware } from '../util/compose.js';
-import type { ClientEraCodec } from './codec.js';
 import { isLinkFailure, unwrapError } from './failures.js';
-import type { Link } from './link.js';
-import type { CallOptions } from './types.js';
-
-/** What a middleware sees of one request. A middleware passes a modified copy to `next`, never mutates it. */
-export interface ClientRequestContext {
-  /** `notification` (only notifications/initialized, while connecting) resolves with `{}` once sent. */
-  readonly kind: 'request' | 'notification';
-  readonly method: string;
-  readonly params: Record<string, unknown> | undefined;
-  /** The caller's options: cancellation, timeouts, progress, trace, retry. */
-  readonly options: CallOptions;
-  /** The live transport and JSON-RPC connection the request goes over (`link.transport` for HTTP details). */
-  readonly link: Link;
-  /** The era codec that puts the request on the wire. */
-  readonly codec: ClientEraCodec;
-  /** A read the client may resend after a link failure (lists, reads, prompts/get, completion). */
-  readonly idempotent: boolean;
-  /** Sent while connecting or renewing a session, before the client is usable. */
-  readonly connecting: boolean;
-}
-
-export type ClientMiddleware = Middleware<ClientRequestContext, Result>;
-
-/** What the built-in middleware needs of the client. */
-export interface PipelineHost {
-  readonly closed: boolean;
-  /** The codec of the current link (a restarted server may speak another era). */
-  readonly codec: ClientEraCodec;
-  /** The current link once any restart in progress is over; rejects when the client is closed or dead. */
-  ready(): Promise<Link>;
-  /** Starts a new session after a 404 on `expired` (shared by parallel calls; a no-op for a replaced link). */
-  renewSession(link: Link, expired: string | undefined): Promise<void>;
-}
+import type { ClientMiddleware, ClientRequestContext, PipelineHost } from './contracts.js';
 
 function retryable(context: ClientRequestContext): boolean {
   return (context.idempotent || context.options.retry === true) && !context.options.signal?.aborted;

@@ -6,9 +6,9 @@ import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { Method } from '../mcp/methods.js';
 import { readResultType } from '../mcp/result-type.js';
-import type { WireRequestOptions } from './codec.js';
 import { checkCallToolResult } from './result-shapes.js';
-import type { CallOptions, ClientHandlers, ClientOptions } from './types.js';
+import type { ClientHandlers, ClientOptions } from './types.js';
+import type { CallOptions, WireRequestOptions } from './contracts.js';
 
 /** The bounds of one request's MRTR input loop (src/client/input-loop.ts). */
 export interface InputLoopOptions {

@@ -11,10 +11,9 @@ import { MetaKey } from '../mcp/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../mcp/methods.js';
 import { statelessVersions } from '../mcp/revisions.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/types.js';
-import type { ClientEraCodec, WireRequestOptions } from './codec.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { listenWire } from './listen.js';
-import type { SubscriptionWire } from './subscriptions.js';
+import type { ClientEraCodec, SubscriptionWire, WireRequestOptions } from './contracts.js';
 
 /** The newest revision we speak that the server listed, if any. */
 export function pickStatelessVersion(supported: unknown): string | undefined {

@@ -3,22 +3,17 @@
  * a restart) lives here; how a subscription travels is the era codec's `subscriptions` wire (subscriptions/listen
  * in src/client/listen.ts, resources/subscribe plus pushed notifications in src/client/handshake.ts).
  */
-import type { Result } from '../jsonrpc/connection.js';
-import type { RequestId } from '../jsonrpc/messages.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Notification } from '../mcp/methods.js';
 import type { SubscriptionFilter } from '../mcp/types.js';
-import { type Deferred, deferred } from '../util/deferred.js';
-import type { ClientEraCodec } from './codec.js';
-import type { ServerState } from './era.js';
-import type { Link } from './link.js';
-
-export interface ServerNotification {
-  method: string;
-  params: Record<string, unknown> | undefined;
-}
-
-export type NotificationListener = (notification: ServerNotification) => void;
+import { deferred } from '../util/deferred.js';
+import type {
+  ActiveSubscription,
+  NotificationListener,
+  ServerNotification,
+  SubscriptionHost,
+  WireHost,
+} from './contracts.js';
 
 export interface Subscription {
   /** What the server agreed to deliver (a subset of what was asked). */
@@ -26,51 +21,6 @@ export interface Subscription {
   /** Settles when the subscription ends, for whatever reason. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
-}
-
-export interface SubscriptionHost {
-  link(): Link;
-  codec(): ClientEraCodec;
-  state(): ServerState;
-  ackTimeoutMs: number;
-  /**
-   * Sends one request of a subscription on the current link, through the client's middleware; `sent` hears
-   * the id it went out with (a listen stream's notifications name it).
-   */
-  send(
-    method: string,
-    params: Record<string, unknown>,
-    options: { signal?: AbortSignal; timeoutMs?: number },
-    sent?: (id: RequestId | undefined) => void,
-  ): Promise<Result>;
-}
-
-/** What an era's wire needs from the manager: the host, and a way to end a subscription. */
-export interface WireHost extends SubscriptionHost {
-  end(active: ActiveSubscription): void;
-  /** The resource URIs other open subscriptions still want (not to be unsubscribed). */
-  stillWanted(): ReadonlySet<string>;
-}
-
-/** How one era carries subscriptions (see `ClientEraCodec.subscriptions`). */
-export interface SubscriptionWire {
-  open(active: ActiveSubscription, host: WireHost): Promise<void>;
-  /** Called after the subscription has ended locally. */
-  close(active: ActiveSubscription, host: WireHost): Promise<void>;
-}
-
-export interface ActiveSubscription {
-  filter: SubscriptionFilter;
-  listener: NotificationListener;
-  /** The listen request's id (stateless era) once sent. */
-  id: RequestId | undefined;
-  controller: AbortController;
-  ack: Deferred<SubscriptionFilter> | undefined;
-  acknowledged: SubscriptionFilter;
-  ended: Deferred<void>;
-  open: boolean;
-  /** Consecutive re-listens after unexpected drops (bounded). */
-  relistens: number;
 }
 
 const FILTER_OF: Record<string, keyof SubscriptionFilter> = {

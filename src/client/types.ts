@@ -14,8 +14,8 @@ import type {
 import type { StdioServerParameters } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
-import type { ClientMiddleware } from './pipeline.js';
 import type { EraCache, TransportKindCache } from './server-caches.js';
+import type { ClientMiddleware } from './contracts.js';
 
 /** What the server asked for, and on whose behalf: the request that needed input (or none, legacy push). */
 export interface InputContext {
@@ -86,7 +86,7 @@ export interface ClientOptions {
   onstderr?: (line: string) => void;
   /**
    * Request middleware, run outermost around every round trip the client makes, those of connecting included
-   * (`context.connecting`); see `ClientRequestContext` (src/client/pipeline.ts) for the order and the contract.
+   * (`context.connecting`); see src/client/pipeline.ts for the order and `ClientRequestContext` for the contract.
    */
   middleware?: readonly ClientMiddleware[];
   /**
@@ -99,17 +99,6 @@ export interface ClientOptions {
    * Default: `defaultTransportKindCache`, shared by every client in the process.
    */
   transportKindCache?: TransportKindCache;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  maxTotalTimeoutMs?: number;
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** W3C traceparent for this call (`_meta.traceparent`). */
-  traceparent?: string;
-  /** tools/call is never retried after a connection failure unless this is set. */
-  retry?: boolean;
 }
 
 export interface RequestOptionsLite {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
-import type { ClientMiddleware } from '../../src/client/pipeline.js';
+import type { ClientMiddleware } from '../../src/client/contracts.js';
 import { EraCache, TransportKindCache, defaultEraCache } from '../../src/client/server-caches.js';
 import { targetKey } from '../../src/client/link.js';
 import { HttpStatusError } from '../../src/transports/http/client/errors.js';

@@ -8,10 +8,11 @@ import { LocalError, RpcError } from '../../jsonrpc/errors.js';
 import { delay as wait } from '../../util/abort.js';
 import type { McpClient } from '../../client/client.js';
 import { answerInputRequest, readInputRequests } from '../../client/input.js';
-import type { CallOptions, ClientHandlers } from '../../client/types.js';
+import type { ClientHandlers } from '../../client/types.js';
 import type { CallToolResult, ClientCapabilities, InputResponse, JSONObject } from '../../mcp/types.js';
 import { TASKS_EXTENSION_ID, type DetailedTask, type Task, TaskMethod, isTerminal } from './wire.js';
 import { isRecord } from '../../util/record.js';
+import type { CallOptions } from '../../client/contracts.js';
 
 export interface TasksClientOptions {
   /** Answers the tasks' input requests: pass the client's own handlers so tasks and MRTR ask alike. */

@@ -66,7 +66,7 @@ function headerList(host: string, headers: OutgoingHttpHeaders): string[] {
   return list;
 }
 
-interface OpenedRequest {
+export interface OpenedRequest {
   readonly request: ClientRequest;
   readonly response: Promise<IncomingMessage>;
 }

@@ -1,0 +1,174 @@
+/**
+ * The shapes the client's modules share: the era codec, the negotiated server state, the link, the request
+ * pipeline's context and the subscription wire. Declared here, apart from the code that implements them, so
+ * that negotiation, the codecs, the pipeline and the subscription manager each depend on these contracts and
+ * not on one another.
+ */
+import type { Connection, RequestOptions, Result } from '../jsonrpc/connection.js';
+import type { RequestId } from '../jsonrpc/messages.js';
+import type { Transport } from '../jsonrpc/transport.js';
+import type { Era } from '../mcp/revisions.js';
+import type { Implementation, ServerCapabilities, SubscriptionFilter } from '../mcp/types.js';
+import type { Middleware } from '../util/compose.js';
+import type { Deferred } from '../util/deferred.js';
+
+/** What negotiation learnt of the server: its era and version, identity, capabilities and instructions. */
+export interface ServerState {
+  era: Era;
+  protocolVersion: string;
+  serverInfo: Implementation | undefined;
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+  supportedVersions?: string[];
+}
+
+/** What one round trip needs on the wire: the connection's options plus the caller's trace. */
+export interface WireRequestOptions extends RequestOptions {
+  traceparent?: string;
+}
+
+/** Sends one request during connect, through the client's middleware (see `ClientRequestContext.connecting`). */
+export type ConnectSend = (method: string, params: Record<string, unknown> | undefined) => Promise<Result>;
+
+/**
+ * One codec per protocol era, chosen at negotiation (src/client/era.ts), mirroring the server's
+ * (src/server/codec.ts): the handshake era (2024-11-05..2025-11-25, src/client/handshake.ts) and the stateless
+ * era (2026-07-28, src/client/stateless.ts). Everything that differs between the eras on the client side is a
+ * member here; the rest of the client asks its codec instead of testing the era.
+ */
+export interface ClientEraCodec {
+  readonly era: Era;
+  /** The negotiated protocol version. */
+  readonly version: string;
+  /** Liveness without a cache in the way: `ping` (handshake era), an uncached `server/discover` (stateless). */
+  readonly pingMethod: string;
+  /**
+   * One round trip in the era's envelope: `_meta` with version, capabilities and identity (stateless) or the
+   * bare request (handshake). Rejects with the transport's own failure, not the connection's wrapper.
+   */
+  send(
+    connection: Connection,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: WireRequestOptions,
+  ): Promise<Result>;
+  /** Whether `method` may answer `input_required`, which the client fulfils and retries (basic/patterns/mrtr). */
+  answersInput(method: string): boolean;
+  /** Right after negotiation: the handshake era sets the log level with a request; the other era needs none. */
+  afterConnect(state: ServerState, send: ConnectSend): Promise<void>;
+  /** How `subscribe()` travels: resources/subscribe plus pushed notifications, or subscriptions/listen. */
+  readonly subscriptions: SubscriptionWire;
+}
+
+export type LinkKind = 'stdio' | 'streamable-http' | 'sse' | 'custom';
+
+/** One live connection to the server: the transport, the JSON-RPC connection over it, and the server's key. */
+export interface Link {
+  readonly kind: LinkKind;
+  readonly transport: Transport;
+  readonly connection: Connection;
+  /** Id of the request most recently handed to the transport. */
+  lastRequestId(): RequestId | undefined;
+  /** A stable name for the server: era cache and result cache scope. */
+  readonly key: string;
+}
+
+/** What a caller can set on one call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxTotalTimeoutMs?: number;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** W3C traceparent for this call (`_meta.traceparent`). */
+  traceparent?: string;
+  /** tools/call is never retried after a connection failure unless this is set. */
+  retry?: boolean;
+}
+
+/**
+ * What a middleware sees of one request (the order of the pipeline is in src/client/pipeline.ts). A middleware
+ * passes a modified copy to `next`, never mutates it.
+ */
+export interface ClientRequestContext {
+  /** `notification` (only notifications/initialized, while connecting) resolves with `{}` once sent. */
+  readonly kind: 'request' | 'notification';
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** The caller's options: cancellation, timeouts, progress, trace, retry. */
+  readonly options: CallOptions;
+  /** The live transport and JSON-RPC connection the request goes over (`link.transport` for HTTP details). */
+  readonly link: Link;
+  /** The era codec that puts the request on the wire. */
+  readonly codec: ClientEraCodec;
+  /** A read the client may resend after a link failure (lists, reads, prompts/get, completion). */
+  readonly idempotent: boolean;
+  /** Sent while connecting or renewing a session, before the client is usable. */
+  readonly connecting: boolean;
+}
+
+export type ClientMiddleware = Middleware<ClientRequestContext, Result>;
+
+/** What the built-in middleware needs of the client. */
+export interface PipelineHost {
+  readonly closed: boolean;
+  /** The codec of the current link (a restarted server may speak another era). */
+  readonly codec: ClientEraCodec;
+  /** The current link once any restart in progress is over; rejects when the client is closed or dead. */
+  ready(): Promise<Link>;
+  /** Starts a new session after a 404 on `expired` (shared by parallel calls; a no-op for a replaced link). */
+  renewSession(link: Link, expired: string | undefined): Promise<void>;
+}
+
+export interface ServerNotification {
+  method: string;
+  params: Record<string, unknown> | undefined;
+}
+
+export type NotificationListener = (notification: ServerNotification) => void;
+
+/** What the subscription manager needs of the client. */
+export interface SubscriptionHost {
+  link(): Link;
+  codec(): ClientEraCodec;
+  state(): ServerState;
+  ackTimeoutMs: number;
+  /**
+   * Sends one request of a subscription on the current link, through the client's middleware; `sent` hears
+   * the id it went out with (a listen stream's notifications name it).
+   */
+  send(
+    method: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+    sent?: (id: RequestId | undefined) => void,
+  ): Promise<Result>;
+}
+
+/** What an era's wire needs from the manager: the host, and a way to end a subscription. */
+export interface WireHost extends SubscriptionHost {
+  end(active: ActiveSubscription): void;
+  /** The resource URIs other open subscriptions still want (not to be unsubscribed). */
+  stillWanted(): ReadonlySet<string>;
+}
+
+/** How one era carries subscriptions (see `ClientEraCodec.subscriptions`). */
+export interface SubscriptionWire {
+  open(active: ActiveSubscription, host: WireHost): Promise<void>;
+  /** Called after the subscription has ended locally. */
+  close(active: ActiveSubscription, host: WireHost): Promise<void>;
+}
+
+/** One open `subscribe()`, as the manager and its era's wire track it. */
+export interface ActiveSubscription {
+  filter: SubscriptionFilter;
+  listener: NotificationListener;
+  /** The listen request's id (stateless era) once sent. */
+  id: RequestId | undefined;
+  controller: AbortController;
+  ack: Deferred<SubscriptionFilter> | undefined;
+  acknowledged: SubscriptionFilter;
+  ended: Deferred<void>;
+  open: boolean;
+  /** Consecutive re-listens after unexpected drops (bounded). */
+  relistens: number;
+}
