@@ -13,6 +13,9 @@ export interface HttpErrorHeaders {
 /** Caps a header copied into an error: a hostile server does not get to fill memory through it. */
 const HEADER_CAP = 8 * 1024;
 
+/** How much of an error response's body is read: enough for a JSON-RPC error or a message, no more. */
+export const ERROR_BODY_CAP = 64 * 1024;
+
 export function errorHeadersOf(response: IncomingMessage): HttpErrorHeaders {
   const headers: { 'www-authenticate'?: string; 'dpop-nonce'?: string } = {};
   for (const name of ['www-authenticate', 'dpop-nonce'] as const) {

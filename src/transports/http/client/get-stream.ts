@@ -9,10 +9,9 @@ import type { JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
 import { delay } from '../../../util/abort.js';
 import { deferred } from '../../../util/deferred.js';
 import type { Logger } from '../../../util/logger.js';
-import { HttpStatusError, errorHeadersOf } from './errors.js';
+import { ERROR_BODY_CAP, HttpStatusError, errorHeadersOf } from './errors.js';
 import { type OpenedRequest, contentTypeOf, readBody } from './node-http.js';
 
-const ERROR_BODY_CAP = 64 * 1024;
 /** A GET stream open this long before it dropped was working; its drop does not count as a failure. */
 const STABLE_STREAM_MS = 5_000;
 
@@ -24,9 +23,9 @@ export interface StreamState {
 
 /** What the GET streams need of their transport. */
 export interface GetStreamHost {
-  readonly closed: boolean;
+  closed(): boolean;
   /** The server's latest `retry` field (ms), the wait before each reconnection. */
-  readonly retryMs: number;
+  retryMs(): number;
   readonly maxReconnectAttempts: number;
   /** Aborted when the transport closes. */
   readonly lifetime: AbortSignal;
@@ -58,7 +57,7 @@ export class GetStreams {
     signal: AbortSignal,
   ): Promise<void> {
     for (let attempt = 0; attempt < this.#host.maxReconnectAttempts && !state.answered; attempt++) {
-      await delay(this.#host.retryMs, signal);
+      await delay(this.#host.retryMs(), signal);
       const outcome = await this.#stream(state.lastEventId, signal, message.id, state).catch(
         (error: unknown) => error,
       );
@@ -73,7 +72,7 @@ export class GetStreams {
    * `retry` with `Last-Event-ID`, at most `maxReconnectAttempts` times in a row; stops quietly on 405.
    */
   open(): void {
-    if (this.#running || this.#host.closed) return;
+    if (this.#running || this.#host.closed()) return;
     this.#running = true;
     const opened = deferred<boolean>();
     this.#opened = opened.promise;
@@ -95,7 +94,7 @@ export class GetStreams {
     const host = this.#host;
     const state: StreamState = { answered: false };
     let failures = 0;
-    while (!host.closed && failures < host.maxReconnectAttempts) {
+    while (!host.closed() && failures < host.maxReconnectAttempts) {
       const before = state.lastEventId;
       const startedAt = Date.now();
       let opened = false;
@@ -107,14 +106,14 @@ export class GetStreams {
         if (outcome === 'unsupported') return;
       } catch (error) {
         onopen(false);
-        if (host.closed) return;
+        if (host.closed()) return;
         host.logger.debug('GET stream dropped', error);
       }
       // Only failures in a row count: a stream that delivered events or stayed up a while (a proxy's idle cut)
       // earns a fresh set of attempts, so a long session keeps its GET stream.
       const healthy = state.lastEventId !== before || (opened && Date.now() - startedAt >= STABLE_STREAM_MS);
       failures = healthy ? 0 : failures + 1;
-      await delay(host.retryMs, host.lifetime).catch(() => {});
+      await delay(host.retryMs(), host.lifetime).catch(() => {});
     }
   }
 

@@ -6,7 +6,7 @@ import { withTimeout } from '../../../util/abort.js';
 import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import type { HttpRequestHeaderHook } from './options.js';
-import { HttpStatusError, errorHeadersOf } from './errors.js';
+import { ERROR_BODY_CAP, HttpStatusError, errorHeadersOf } from './errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, contentTypeOf, openRequest, readBody, readSse } from './node-http.js';
 
 export interface SseClientOptions {
@@ -64,7 +64,7 @@ export class SseClientTransport implements Transport {
       return new LocalError('timeout', `no answer to the SSE GET within ${timeoutMs} ms`);
     });
     if (response.statusCode !== 200 || contentTypeOf(response) !== 'text/event-stream') {
-      const body = await readBody(response, 64 * 1024).catch(() => '');
+      const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
       throw new HttpStatusError(response.statusCode ?? 0, body, {
         method: 'GET (HTTP+SSE)',
         headers: errorHeadersOf(response),
@@ -129,7 +129,7 @@ export class SseClientTransport implements Transport {
       agent: this.#options.agent,
     });
     const response = await opened.response;
-    const body = await readBody(response, 64 * 1024).catch(() => '');
+    const body = await readBody(response, ERROR_BODY_CAP).catch(() => '');
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300)
       throw new HttpStatusError(status, body, {

@@ -5,12 +5,11 @@ import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc
 import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
 import { NAMED_METHODS } from '../../../mcp/methods.js';
-import { delay } from '../../../util/abort.js';
-import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import { encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
-import { HttpStatusError, errorHeadersOf } from './errors.js';
+import { type GetStreamHost, GetStreams, type StreamState } from './get-stream.js';
+import { ERROR_BODY_CAP, HttpStatusError, errorHeadersOf } from './errors.js';
 import type { HttpRequestDescription, StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
 import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
@@ -25,9 +24,6 @@ import {
   type RequestTarget,
 } from './node-http.js';
 
-const ERROR_BODY_CAP = 64 * 1024;
-/** A GET stream open this long before it dropped was working; its drop does not count as a failure. */
-const STABLE_STREAM_MS = 5_000;
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 /**
@@ -53,10 +49,9 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #active = new Map<RequestId, ActiveRequest>();
   readonly #lifetime = new AbortController();
   #retryMs: number;
-  #getStreamRunning = false;
-  #eventStreamOpened: Promise<boolean> | undefined;
   #closed = false;
   readonly #toolHeaders: ToolHeaderMirror;
+  readonly #getStreams: GetStreams;
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
@@ -67,6 +62,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#retryMs = options.defaultRetryMs ?? 1000;
     this.#toolHeaders = new ToolHeaderMirror(this.#logger);
+    this.#getStreams = new GetStreams(this.#getStreamHost());
   }
 
   get sessionId(): string | undefined {
@@ -241,7 +237,7 @@ export class StreamableHttpClientTransport implements Transport {
     if (failure instanceof LocalError && failure.code === 'response_too_large') throw failure;
     // 2025-11-25 basic/transports: Resumability and Redelivery, always by GET with Last-Event-ID.
     if (this.mode === 'session' && state.lastEventId !== undefined) {
-      return this.#resume(message, state as { answered: boolean; lastEventId: string }, active.signal);
+      return this.#getStreams.resume(message, state as StreamState & { lastEventId: string }, active.signal);
     }
     throw new LocalError(
       'connection_closed',
@@ -250,11 +246,7 @@ export class StreamableHttpClientTransport implements Transport {
     );
   }
 
-  #sseHandlers(
-    id: RequestId | undefined,
-    state: { answered: boolean; lastEventId?: string },
-    request?: ClientRequest,
-  ) {
+  #sseHandlers(id: RequestId | undefined, state: StreamState, request?: ClientRequest) {
     return {
       onevent: (event: EventSourceMessage) => {
         if (event.id !== undefined) state.lastEventId = event.id;
@@ -275,73 +267,12 @@ export class StreamableHttpClientTransport implements Transport {
     };
   }
 
-  async #resume(
-    message: JSONRPCRequest,
-    state: { answered: boolean; lastEventId: string },
-    signal: AbortSignal,
-  ): Promise<void> {
-    const attempts = this.#options.maxReconnectAttempts ?? 5;
-    for (let attempt = 0; attempt < attempts && !state.answered; attempt++) {
-      await delay(this.#retryMs, signal);
-      const outcome = await this.#getStream(state.lastEventId, signal, message.id, state).catch(
-        (error: unknown) => error,
-      );
-      if (outcome === 'unsupported') break;
-    }
-    if (state.answered || signal.aborted) return;
-    throw new LocalError('connection_closed', `could not resume the stream for ${message.method}`);
-  }
-
-  /** One GET stream: resolves 'unsupported' when the server has none (405 and other 4xx). */
-  async #getStream(
-    lastEventId: string | undefined,
-    signal: AbortSignal,
-    awaitedId?: RequestId,
-    state: { answered: boolean; lastEventId?: string } = { answered: false },
-    onopen?: (open: boolean) => void,
-  ): Promise<'ended' | 'unsupported'> {
-    const headers = this.#sessionHeaders('text/event-stream');
-    if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
-    if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'GET');
-    const composite = AbortSignal.any([signal, this.#lifetime.signal]);
-    const opened = openRequest(this.#target, {
-      method: 'GET',
-      headers,
-      signal: composite,
-      agent: this.#options.agent,
-    });
-    const response = await opened.response;
-    const open = response.statusCode === 200 && contentTypeOf(response) === 'text/event-stream';
-    onopen?.(open);
-    if (!open) {
-      await readBody(response, ERROR_BODY_CAP).catch(() => '');
-      if ((response.statusCode ?? 0) >= 400 && (response.statusCode ?? 0) < 500) return 'unsupported';
-      throw new HttpStatusError(response.statusCode ?? 0, '', {
-        method: 'GET',
-        headers: errorHeadersOf(response),
-      });
-    }
-    await readSse(response, this.#sseHandlers(awaitedId, state, opened.request), this.#maxBytes).catch(
-      (error) => {
-        if (!state.answered) throw error;
-      },
-    );
-    return 'ended';
-  }
-
   /**
-   * 2025-11-25: the standalone GET stream for server-initiated messages. Reconnects after the server's
-   * `retry` with `Last-Event-ID`, at most `maxReconnectAttempts` times in a row; stops quietly on 405.
+   * 2025-11-25: the standalone GET stream for server-initiated messages (session mode only), kept open across
+   * drops; see src/transports/http/client/get-stream.ts.
    */
   openEventStream(): void {
-    if (this.#getStreamRunning || this.mode !== 'session' || this.#closed) return;
-    this.#getStreamRunning = true;
-    const opened = deferred<boolean>();
-    this.#eventStreamOpened = opened.promise;
-    void this.#runEventStream(opened.resolve).finally(() => {
-      this.#getStreamRunning = false;
-      opened.resolve(false);
-    });
+    if (this.mode === 'session') this.#getStreams.open();
   }
 
   /**
@@ -349,40 +280,26 @@ export class StreamableHttpClientTransport implements Transport {
    * server has none or it is not running. Subscribing waits for it so no early notification is lost.
    */
   eventStreamReady(): Promise<boolean> {
-    return this.#eventStreamOpened ?? Promise.resolve(false);
+    return this.#getStreams.ready();
   }
 
-  async #runEventStream(onopen: (open: boolean) => void): Promise<void> {
-    const attempts = this.#options.maxReconnectAttempts ?? 5;
-    const state: { answered: boolean; lastEventId?: string } = { answered: false };
-    let failures = 0;
-    while (!this.#closed && failures < attempts) {
-      const before = state.lastEventId;
-      const startedAt = Date.now();
-      let opened = false;
-      try {
-        const outcome = await this.#getStream(
-          state.lastEventId,
-          this.#lifetime.signal,
-          undefined,
-          state,
-          (open) => {
-            opened = open;
-            onopen(open);
-          },
-        );
-        if (outcome === 'unsupported') return;
-      } catch (error) {
-        onopen(false);
-        if (this.#closed) return;
-        this.#logger.debug('GET stream dropped', error);
-      }
-      // Only failures in a row count: a stream that delivered events or stayed up a while (a proxy's idle cut)
-      // earns a fresh set of attempts, so a long session keeps its GET stream.
-      const healthy = state.lastEventId !== before || (opened && Date.now() - startedAt >= STABLE_STREAM_MS);
-      failures = healthy ? 0 : failures + 1;
-      await delay(this.#retryMs, this.#lifetime.signal).catch(() => {});
-    }
+  /** The transport's side of the GET streams: session headers, the header hook, SSE reading and delivery. */
+  #getStreamHost(): GetStreamHost {
+    return {
+      closed: () => this.#closed,
+      retryMs: () => this.#retryMs,
+      maxReconnectAttempts: this.#options.maxReconnectAttempts ?? 5,
+      lifetime: this.#lifetime.signal,
+      logger: this.#logger,
+      open: async (lastEventId, signal) => {
+        const headers = this.#sessionHeaders('text/event-stream');
+        if (lastEventId !== undefined) headers[Header.LastEventId] = lastEventId;
+        if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'GET');
+        return openRequest(this.#target, { method: 'GET', headers, signal, agent: this.#options.agent });
+      },
+      read: (response, awaitedId, state, request) =>
+        readSse(response, this.#sseHandlers(awaitedId, state, request), this.#maxBytes),
+    };
   }
 
   async #sendOther(message: JSONRPCMessage): Promise<void> {
