@@ -1,6 +1,5 @@
 /**
- * The host (seed frames 0-4, 10-11): one client per configured server, all connecting at once, and the
- * tool registry over them. Notifications only mark lists stale; `refresh()` applies them, and the agent
+ * The host: one client per configured server, all connecting at once, and the tool registry over them. Notifications only mark lists stale; `refresh()` applies them, and the agent
  * loop calls it between turns, so the tools the model was shown never change under a running turn.
  */
 import type { ServerLogs } from './server-logs.js';
@@ -35,9 +34,8 @@ import {
   type ServerState,
   type ServerStatus,
   type SlotChange,
-  messageOf,
 } from './server-slot.js';
-import { isRecord } from '../util/record.js';
+import { callOnServer, confirmLost, isLinkFailure } from './server-call.js';
 
 export type HostEvent =
   | {
@@ -231,47 +229,13 @@ export class McpHost {
       );
     }
     try {
-      return await this.#callOn(client, tool, args, slot.config.timeoutMs, options.signal);
+      return await callOnServer(client, tool, args, slot.config.timeoutMs, options.signal);
     } catch (error) {
       // A request that could not reach the server may mean the server is gone (over HTTP nothing else
       // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
-      if (isLinkFailure(error)) await this.#confirmLost(slot, client, error);
+      if (isLinkFailure(error)) await confirmLost(slot, client, error);
       throw error;
     }
-  }
-
-  async #confirmLost(slot: ServerSlot, client: HostClient, error: unknown): Promise<void> {
-    const signal = AbortSignal.timeout(2_000);
-    const probing = client.ping ? client.ping({ signal }) : client.listTools({ signal });
-    const probe = await probing.then(
-      () => undefined,
-      (probeError: unknown) => probeError,
-    );
-    if (probe !== undefined && isLinkFailure(probe)) slot.connectionLost(client, messageOf(error));
-  }
-
-  async #callOn(
-    client: HostClient,
-    tool: RegisteredTool,
-    args: Record<string, unknown>,
-    timeoutMs: number | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<CallToolResult> {
-    if (tool.kind === 'resource') {
-      const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
-      return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
-    }
-    if (tool.kind === 'prompt') {
-      const prompt = await client.getPrompt(
-        { name: String(args.name ?? ''), arguments: stringRecord(args.arguments) },
-        signal ? { signal } : {},
-      );
-      return { content: promptAsContent(prompt) };
-    }
-    return client.callTool(
-      { name: tool.mcpName, arguments: args },
-      { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-    );
   }
 
   /** Resources of every ready server (or one), with the server that has them. */
@@ -381,35 +345,4 @@ export class McpHost {
       }
     }
   }
-}
-
-/**
- * The link itself failed (process gone, connection refused or dropped), as opposed to an answer: a JSON-RPC
- * error, an HTTP status (the server is up), a timeout or a cancellation.
- */
-function isLinkFailure(error: unknown): boolean {
-  if (!(error instanceof LocalError)) return false;
-  if (!['connection_closed', 'process_exited', 'transport_error'].includes(error.code)) return false;
-  const status = (error.data as { status?: unknown } | undefined)?.status;
-  const cause = error.cause as { data?: { status?: unknown } } | undefined;
-  return status === undefined && cause?.data?.status === undefined;
-}
-
-function stringRecord(value: unknown): Record<string, string> {
-  if (!isRecord(value)) return {};
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-  );
-}
-
-function promptAsContent(prompt: GetPromptResult): CallToolResult['content'] {
-  const head = prompt.description ? [{ type: 'text' as const, text: prompt.description }] : [];
-  return [
-    ...head,
-    ...prompt.messages.map((message) =>
-      message.content.type === 'text'
-        ? { type: 'text' as const, text: `[${message.role}] ${message.content.text}` }
-        : message.content,
-    ),
-  ];
 }
