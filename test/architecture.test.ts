@@ -240,7 +240,7 @@ describe('the plain-object check', () => {
  * One naming for private members: ECMAScript `#name`, private at run time too (a TypeScript `private` is
  * reachable through a cast). A private constructor stays `private constructor`: a constructor has no `#` form.
  */
-const TS_PRIVATE_MEMBER = /^\s*(?:\/\*\*.*\*\/\s*)?private\s+(?!constructor\b)/m;
+const TS_PRIVATE_MEMBER = /(?:^\s*(?:\/\*\*.*\*\/\s*)?|[(,]\s*)private\s+(?!constructor\b)/m;
 
 describe('private members', () => {
   it('are recognised as declarations and parameter properties, not in prose', () => {
@@ -249,6 +249,8 @@ describe('private members', () => {
       true,
     );
     expect(TS_PRIVATE_MEMBER.test('  private async refresh(): Promise<void> {')).toBe(true);
+    expect(TS_PRIVATE_MEMBER.test('  constructor(private readonly namer: ToolNamer) {}')).toBe(true);
+    expect(TS_PRIVATE_MEMBER.test('  constructor(a: A, private b: B) {}')).toBe(true);
     expect(TS_PRIVATE_MEMBER.test('  private constructor(core: ClientCore) {')).toBe(false);
     expect(TS_PRIVATE_MEMBER.test('  readonly #slots = new Map();')).toBe(false);
     expect(TS_PRIVATE_MEMBER.test(' * private keys are never logged')).toBe(false);

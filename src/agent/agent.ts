@@ -100,7 +100,10 @@ export class Agent {
   /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
   readonly #loadedByRun = new Map<string, Set<string>>();
 
-  constructor(private readonly options: AgentOptions) {
+  readonly #options: AgentOptions;
+
+  constructor(options: AgentOptions) {
+    this.#options = options;
     this.gate =
       options.approval instanceof ApprovalGate
         ? options.approval
@@ -126,12 +129,12 @@ export class Agent {
     const state = this.#startRun(input, options);
     this.#emitters.set(state.runId, state.emit);
     this.#loadedByRun.set(state.runId, state.loaded);
-    state.emit({ type: 'run_start', runId: state.runId, model: this.options.model.id, input });
+    state.emit({ type: 'run_start', runId: state.runId, model: this.#options.model.id, input });
     let ending: RunEnding;
     try {
-      ending = await this.#loop(state, options.maxSteps ?? this.options.maxSteps ?? 10);
+      ending = await this.#loop(state, options.maxSteps ?? this.#options.maxSteps ?? 10);
     } catch (caught) {
-      if (this.options.throwOnProtocolError && caught instanceof ProtocolFailure && !state.signal.aborted) {
+      if (this.#options.throwOnProtocolError && caught instanceof ProtocolFailure && !state.signal.aborted) {
         throw caught.cause;
       }
       const error = {
@@ -147,7 +150,7 @@ export class Agent {
     if (ending.stopReason === 'answer') state.emit({ type: 'answer', text: answer });
     const result: RunResult = {
       runId: state.runId,
-      model: this.options.model.id,
+      model: this.#options.model.id,
       answer,
       stopReason: ending.stopReason,
       steps: state.step,
@@ -164,8 +167,8 @@ export class Agent {
 
   #startRun(input: string, options: RunOptions): RunState {
     const messages: ChatMessage[] = [...(options.history ?? [])];
-    if (this.options.system && !messages.some((m) => m.role === 'system')) {
-      messages.unshift({ role: 'system', content: this.options.system });
+    if (this.#options.system && !messages.some((m) => m.role === 'system')) {
+      messages.unshift({ role: 'system', content: this.#options.system });
     }
     messages.push({ role: 'user', content: input });
     return {
@@ -205,7 +208,7 @@ export class Agent {
 
   /** Frame 5-6: refresh the registry (between turns only), then one model turn through the middleware. */
   async #think(state: RunState, step: number): Promise<ModelResponse> {
-    const { host } = this.options;
+    const { host } = this.#options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
     // A tool changed since its approval is offered as approved until someone approves the change.
     const all = this.gate.offered(host.registry, state.groups);
@@ -216,10 +219,10 @@ export class Agent {
     state.emit({ type: 'model_start', step });
     const request = {
       messages: [...state.messages],
-      ...(tools.length > 0 ? { tools, toolChoice: this.options.toolChoice ?? 'auto' } : {}),
+      ...(tools.length > 0 ? { tools, toolChoice: this.#options.toolChoice ?? 'auto' } : {}),
       signal: state.signal,
-      ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
-      ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
+      ...(this.#options.maxTokens === undefined ? {} : { maxTokens: this.#options.maxTokens }),
+      ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
     };
     const response = await this.#callModel({ runId: state.runId, step, request });
     state.messages.push(response.message);
@@ -232,8 +235,8 @@ export class Agent {
   }
 
   async #modelTurn(context: ModelContext): Promise<ModelResponse> {
-    const { model } = this.options;
-    if (this.options.stream === false) return model.generate(context.request);
+    const { model } = this.#options;
+    if (this.#options.stream === false) return model.generate(context.request);
     const emit = this.#emitters.get(context.runId);
     let response: ModelResponse | undefined;
     for await (const event of model.stream(context.request)) {
@@ -250,7 +253,7 @@ export class Agent {
    */
   #gateOptions(options: ApprovalGateOptions = {}): ApprovalGateOptions {
     const servers =
-      options.servers ?? new Map(this.options.host.config.servers.map((s) => [s.name, s.approval]));
+      options.servers ?? new Map(this.#options.host.config.servers.map((s) => [s.name, s.approval]));
     const approver = options.approver;
     if (!approver) return { ...options, servers };
     return {
@@ -265,12 +268,12 @@ export class Agent {
 
   /** Frames 7-8: every call of the turn through the tool pipeline, results appended in the calls' order. */
   async #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
-    const limit = this.options.concurrency ?? 4;
+    const limit = this.#options.concurrency ?? 4;
     const tasks = calls.map((call) => () => this.#runCall(state, step, call));
     const records = await runLimited(tasks, limit);
     for (const record of records) {
       state.records.push(record);
-      const parts = toResultParts(record.result, this.options.resultLimits);
+      const parts = toResultParts(record.result, this.#options.resultLimits);
       const onlyText = parts.every((p) => p.type === 'text');
       state.messages.push({
         role: 'tool',
@@ -284,7 +287,7 @@ export class Agent {
 
   async #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
-    const tool = this.options.host.registry.get(call.name, state.groups);
+    const tool = this.#options.host.registry.get(call.name, state.groups);
     state.emit({
       type: 'tool_call',
       step,
@@ -325,7 +328,7 @@ export class Agent {
 
   /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */
   async #searchTools(context: ToolContext): Promise<ToolOutcome> {
-    const definitions = this.gate.offered(this.options.host.registry, context.groups);
+    const definitions = this.gate.offered(this.#options.host.registry, context.groups);
     const loaded = this.#loadedByRun.get(context.runId) ?? new Set<string>();
     const { text, isError } = await this.#toolSearch!.search(
       definitions,
@@ -345,7 +348,7 @@ export class Agent {
     const { call, tool } = context;
     if (!tool && call.name === SEARCH_TOOL_NAME && this.#toolSearch) return this.#searchTools(context);
     if (!tool) {
-      const known = this.options.host.registry.definitions(context.groups).map((t) => t.name);
+      const known = this.#options.host.registry.definitions(context.groups).map((t) => t.name);
       const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
       return {
         status: 'unknown_tool',
@@ -362,11 +365,11 @@ export class Agent {
       };
     }
     try {
-      const result = await this.options.host.callTool(tool, context.arguments, { signal: context.signal });
+      const result = await this.#options.host.callTool(tool, context.arguments, { signal: context.signal });
       return { status: 'ok', result, arguments: context.arguments };
     } catch (error) {
       const aborted = context.signal.aborted;
-      if (this.options.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
+      if (this.#options.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
       return { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: context.arguments };
     }
   }

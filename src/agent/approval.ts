@@ -67,7 +67,10 @@ export class ApprovalGate {
   #approvals = 0;
   readonly #views = new WeakMap<readonly ToolDefinition[], { approvals: number; view: ToolDefinition[] }>();
 
-  constructor(private readonly options: ApprovalGateOptions = {}) {
+  readonly #options: ApprovalGateOptions;
+
+  constructor(options: ApprovalGateOptions = {}) {
+    this.#options = options;
     this.#policy = options.policy ?? 'none';
     this.#policyGlobs = new GlobSet(typeof this.#policy === 'object' ? this.#policy.tools : []);
   }
@@ -134,7 +137,7 @@ export class ApprovalGate {
     diff?: string,
   ): Promise<ApprovalRecord> {
     const why = reason === 'changed' ? 'the tool changed since it was approved' : 'approval required';
-    if (!this.options.approver) {
+    if (!this.#options.approver) {
       return {
         decision: 'denied',
         by: 'non-interactive',
@@ -148,7 +151,7 @@ export class ApprovalGate {
       reason,
       ...(diff === undefined ? {} : { diff }),
     };
-    const answer = await this.options.approver(request, context.signal);
+    const answer = await this.#options.approver(request, context.signal);
     if (answer === 'allow' || answer === 'always') {
       return this.#remember(tool, { decision: 'approved', by: 'user' }, answer === 'always');
     }
@@ -172,7 +175,7 @@ export class ApprovalGate {
   }
 
   #configured(tool: RegisteredTool): 'auto' | 'deny' | 'ask' {
-    const setting = this.options.servers?.get(tool.server) ?? 'ask';
+    const setting = this.#options.servers?.get(tool.server) ?? 'ask';
     if (typeof setting === 'string') return setting;
     if (setting.deny && new GlobSet(setting.deny).matches(tool.mcpName)) return 'deny';
     if (setting.auto && new GlobSet(setting.auto).matches(tool.mcpName)) return 'auto';

@@ -60,7 +60,11 @@ export class ToolRegistry {
   /** Increments whenever the set of tools or any definition changes. */
   version = 0;
 
-  constructor(private readonly namer: ToolNamer = prefixedName) {}
+  readonly #namer: ToolNamer;
+
+  constructor(namer: ToolNamer = prefixedName) {
+    this.#namer = namer;
+  }
 
   get size(): number {
     return this.#byName.size;
@@ -117,7 +121,7 @@ export class ToolRegistry {
         return [];
       }
     });
-    const names = assignNames(candidates, this.namer, this.#namesByKey);
+    const names = assignNames(candidates, this.#namer, this.#namesByKey);
     const next = new Map<string, RegisteredTool>();
     for (const candidate of candidates) {
       const llmName = names.get(candidate.key)!;
