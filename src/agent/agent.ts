@@ -1,5 +1,5 @@
 /**
- * The tool loop (seed frames 5-9): think (ask the model, with the registry's tools) -> the model's tool calls
+ * The tool loop: think (ask the model, with the registry's tools) -> the model's tool calls
  * run in parallel under a concurrency limit (act) -> their results go back as tool messages (observe) ->
  * again, until the model answers or `maxSteps` turns have passed. The registry refreshes between turns only.
  */
@@ -28,9 +28,10 @@ import {
 import type { ChatMessage, ChatModel, ModelResponse, ToolCall, ToolChoice, Usage } from './model.js';
 import { runLimited } from './pool.js';
 import { isoNow } from '../util/clock.js';
-import { type ResultLimits, failureOutcome, toResultParts } from './results.js';
+import { type ResultLimits, toResultParts } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
-import { SEARCH_TOOL_NAME, ToolSearch, type ToolSearchOptions } from './tool-search.js';
+import { ProtocolFailure, type ToolExecution, executeTool } from './tool-execution.js';
+import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
 
 export interface AgentOptions {
   readonly model: ChatModel;
@@ -117,9 +118,16 @@ export class Agent {
     }
     toolLayers.push(...middleware.flatMap((m) => (m.tool ? [m.tool] : [])));
     toolLayers.push(this.gate.middleware);
-    this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
-    this.#callTool = compose(toolLayers, (context) => this.#executeTool(context));
     this.#toolSearch = options.toolSearch === false ? undefined : new ToolSearch(options.toolSearch);
+    const execution: ToolExecution = {
+      host: options.host,
+      gate: this.gate,
+      toolSearch: this.#toolSearch,
+      loadedTools: (runId) => this.#loadedByRun.get(runId),
+      throwOnProtocolError: options.throwOnProtocolError === true,
+    };
+    this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
+    this.#callTool = compose(toolLayers, (context) => executeTool(context, execution));
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
@@ -206,7 +214,7 @@ export class Agent {
     return eventStream((onEvent) => this.run(input, { ...options, onEvent }));
   }
 
-  /** Frame 5-6: refresh the registry (between turns only), then one model turn through the middleware. */
+  /** Think: refresh the registry (between turns only), then one model turn through the middleware. */
   async #think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.#options;
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
@@ -266,7 +274,7 @@ export class Agent {
     };
   }
 
-  /** Frames 7-8: every call of the turn through the tool pipeline, results appended in the calls' order. */
+  /** Act: every call of the turn through the tool pipeline, results appended in the calls' order. */
   async #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
     const limit = this.#options.concurrency ?? 4;
     const tasks = calls.map((call) => () => this.#runCall(state, step, call));
@@ -325,54 +333,6 @@ export class Agent {
     state.emit({ type: 'tool_result', record });
     return record;
   }
-
-  /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */
-  async #searchTools(context: ToolContext): Promise<ToolOutcome> {
-    const definitions = this.gate.offered(this.#options.host.registry, context.groups);
-    const loaded = this.#loadedByRun.get(context.runId) ?? new Set<string>();
-    const { text, isError } = await this.#toolSearch!.search(
-      definitions,
-      context.arguments,
-      loaded,
-      context.signal,
-    );
-    return {
-      status: 'ok',
-      result: { content: [{ type: 'text', text }], isError },
-      arguments: context.arguments,
-    };
-  }
-
-  /** The pipeline's end: the actual `tools/call` (or the reason it cannot happen). */
-  async #executeTool(context: ToolContext): Promise<ToolOutcome> {
-    const { call, tool } = context;
-    if (!tool && call.name === SEARCH_TOOL_NAME && this.#toolSearch) return this.#searchTools(context);
-    if (!tool) {
-      const known = this.#options.host.registry.definitions(context.groups).map((t) => t.name);
-      const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
-      return {
-        status: 'unknown_tool',
-        result: { content: [{ type: 'text', text }], isError: true },
-        error: { message: text },
-      };
-    }
-    if (call.invalidArguments) {
-      const text = `Invalid arguments for ${call.name}: ${call.invalidArguments.error}. Send a JSON object.`;
-      return {
-        status: 'invalid_arguments',
-        result: { content: [{ type: 'text', text }], isError: true },
-        error: { message: text },
-      };
-    }
-    try {
-      const result = await this.#options.host.callTool(tool, context.arguments, { signal: context.signal });
-      return { status: 'ok', result, arguments: context.arguments };
-    } catch (error) {
-      const aborted = context.signal.aborted;
-      if (this.#options.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
-      return { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: context.arguments };
-    }
-  }
 }
 
 interface RunEnding {
@@ -380,13 +340,6 @@ interface RunEnding {
   /** Undefined: the last text the model produced. */
   readonly answer?: string;
   readonly error?: RunResult['error'];
-}
-
-/** Carries a protocol error out of the pipeline when `throwOnProtocolError` is set. */
-class ProtocolFailure extends Error {
-  constructor(override readonly cause: unknown) {
-    super('tool call failed');
-  }
 }
 
 function turnStop(response: ModelResponse): RunStopReason {

@@ -184,7 +184,7 @@ export class McpHost {
     );
   }
 
-  /** Applies pending list changes to the registry (seed frame 10). Call between turns. */
+  /** Applies pending list changes to the registry. Call between turns. */
   refresh(signal?: AbortSignal): Promise<RegistryChange> {
     this.#refreshing ??= this.#doRefresh(signal).finally(() => {
       this.#refreshing = undefined;

@@ -1,7 +1,7 @@
 /**
  * Names the model sees. Providers accept `^[a-zA-Z0-9_-]{1,64}$` (OpenAI, Anthropic and Gemini agree on
  * that much), while MCP tool names may hold dots, slashes and up to 128 characters, and two servers may both
- * offer `search`. The default llmName is `{server}__{tool}` (the seed documents' `weather__get_weather`),
+ * offer `search`. The default llmName is `{server}__{tool}` (`weather__get_weather`),
  * sanitised; when two sources still end up with the same name, every one of them keeps a distinct name.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The tool registry (seed frame 4): llmName -> (server, mcpName, schema, annotations), built from every
+ * The tool registry: llmName -> (server, mcpName, schema, annotations), built from every
  * connected server's `tools/list` and, opt-in, a resource reader and a prompt getter per server. It is
  * rebuilt only when the host applies a refresh between turns; the model's tool definitions are cached per
  * set of active groups, so a turn never re-serialises the registry.

@@ -1,5 +1,5 @@
 /**
- * MCP tool results -> the model's tool-result parts (seed frame 8). Text and images pass through; audio,
+ * MCP tool results -> the model's tool-result parts (observe). Text and images pass through; audio,
  * blobs and resource links become short textual notes (no provider takes them as tool output); embedded text
  * resources are inlined with their URI; `structuredContent` is sent as JSON when the content carries no text.
  * Large results are cut with a marker saying how much was dropped, before they reach the model.

@@ -1,0 +1,75 @@
+/**
+ * The end of the agent's tool pipeline, inside every middleware and the approval gate: the `tools/call` on the
+ * tool's server, `search_tools` answered locally, or the reason a call cannot happen (an unknown tool,
+ * arguments that are not a JSON object), each as an outcome the model reads.
+ */
+import type { ApprovalGate } from './approval.js';
+import type { McpHost } from './host.js';
+import type { ToolContext, ToolOutcome } from './middleware.js';
+import { failureOutcome } from './results.js';
+import { SEARCH_TOOL_NAME, type ToolSearch } from './tool-search.js';
+
+/** Carries a protocol error out of the pipeline when `throwOnProtocolError` is set. */
+export class ProtocolFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('tool call failed');
+  }
+}
+
+/** What the pipeline's end needs of the agent. */
+export interface ToolExecution {
+  readonly host: McpHost;
+  readonly gate: ApprovalGate;
+  readonly toolSearch: ToolSearch | undefined;
+  /** The tools `search_tools` loaded in a running run, by its runId. */
+  loadedTools(runId: string): Set<string> | undefined;
+  readonly throwOnProtocolError: boolean;
+}
+
+/** The pipeline's end: the actual `tools/call` (or the reason it cannot happen). */
+export async function executeTool(context: ToolContext, execution: ToolExecution): Promise<ToolOutcome> {
+  const { call, tool } = context;
+  if (!tool && call.name === SEARCH_TOOL_NAME && execution.toolSearch)
+    return searchTools(context, execution.toolSearch, execution);
+  if (!tool) {
+    const known = execution.host.registry.definitions(context.groups).map((t) => t.name);
+    const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
+    return {
+      status: 'unknown_tool',
+      result: { content: [{ type: 'text', text }], isError: true },
+      error: { message: text },
+    };
+  }
+  if (call.invalidArguments) {
+    const text = `Invalid arguments for ${call.name}: ${call.invalidArguments.error}. Send a JSON object.`;
+    return {
+      status: 'invalid_arguments',
+      result: { content: [{ type: 'text', text }], isError: true },
+      error: { message: text },
+    };
+  }
+  try {
+    const result = await execution.host.callTool(tool, context.arguments, { signal: context.signal });
+    return { status: 'ok', result, arguments: context.arguments };
+  } catch (error) {
+    const aborted = context.signal.aborted;
+    if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
+    return { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: context.arguments };
+  }
+}
+
+/** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */
+async function searchTools(
+  context: ToolContext,
+  toolSearch: ToolSearch,
+  execution: ToolExecution,
+): Promise<ToolOutcome> {
+  const definitions = execution.gate.offered(execution.host.registry, context.groups);
+  const loaded = execution.loadedTools(context.runId) ?? new Set<string>();
+  const { text, isError } = await toolSearch.search(definitions, context.arguments, loaded, context.signal);
+  return {
+    status: 'ok',
+    result: { content: [{ type: 'text', text }], isError },
+    arguments: context.arguments,
+  };
+}
