@@ -13,6 +13,7 @@ import {
   type Result,
 } from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
+import { type Pending, cancelledError, deadlineOf, timeoutError } from './pending.js';
 import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
@@ -41,18 +42,6 @@ export interface ConnectionOptions {
   hooks?: ProtocolHooks;
   defaultTimeoutMs?: number;
   logger?: Logger;
-}
-
-interface Pending {
-  readonly method: string;
-  readonly resolve: (result: Result) => void;
-  readonly reject: (error: unknown) => void;
-  readonly startedAt: number;
-  readonly options: RequestOptions | undefined;
-  /** When it times out (epoch ms); Infinity when it never does. */
-  deadline: number;
-  /** The caller's cancellation signal, watched while the request is pending. */
-  readonly signal: AbortSignal | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -152,7 +141,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         signal,
       };
       this.#pending.set(id, pending);
-      pending.deadline = this.#deadlineOf(pending);
+      pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
       if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
       if (signal) this.#signals.add(signal, id);
       const sendOptions =
@@ -182,17 +171,6 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     return this.#closing;
   }
 
-  /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
-  #deadlineOf(pending: Pending): number {
-    const timeoutMs = pending.options?.timeoutMs ?? this.#defaultTimeoutMs;
-    const maxTotal = pending.options?.maxTotalTimeoutMs;
-    const now = Date.now();
-    const remainingTotal =
-      maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
-    const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
-    return Number.isFinite(wait) ? now + wait : Number.POSITIVE_INFINITY;
-  }
-
   /** Times out every request whose deadline has passed; returns the next deadline. */
   #expire(now: number): number {
     let next = Number.POSITIVE_INFINITY;
@@ -201,17 +179,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         next = Math.min(next, pending.deadline);
         continue;
       }
-      const error = new LocalError(
-        'timeout',
-        `request ${pending.method} timed out after ${now - pending.startedAt} ms`,
-        {
-          data: {
-            timeoutMs: pending.options?.timeoutMs ?? this.#defaultTimeoutMs,
-            maxTotalTimeoutMs: pending.options?.maxTotalTimeoutMs,
-          },
-        },
-      );
-      this.#cancelOutgoing(id, error, 'timeout');
+      this.#cancelOutgoing(id, timeoutError(pending, now, this.#defaultTimeoutMs), 'timeout');
     }
     return next;
   }
@@ -298,7 +266,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const onprogress = pending?.options?.onprogress;
     if (!pending || !onprogress) return;
     if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== Number.POSITIVE_INFINITY) {
-      pending.deadline = this.#deadlineOf(pending);
+      pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
       this.#deadlines.move(pending.deadline);
     }
     try {
@@ -407,9 +375,4 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     this.#closeListeners = [];
     for (const listener of listeners) listener(error);
   }
-}
-
-function cancelledError(method: string, reason: unknown): LocalError {
-  const detail = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
-  return new LocalError('cancelled', `request ${method} cancelled: ${detail}`, { cause: reason });
 }
