@@ -162,8 +162,7 @@ const ERA_BRANCHES_ALLOWED: Record<string, string> = {
   'server/codec.ts': "the server's per-revision codec",
   'server/routes.ts': 'the route table: the era each method is served in',
   'server/stateless.ts': "the server's stateless-era request reading",
-  'server/operations.ts':
-    'MissingRequiredClientCapability is a stateless-era error (server dispatch, being rewritten)',
+  'server/tool-call.ts': 'MissingRequiredClientCapability is a stateless-era error',
   'mcp/revisions.ts': 'the revision table that defines the eras',
   'transports/http/client/streamable.ts': "the transport's session and stateless modes",
   'transports/http/server/handler.ts': 'the HTTP endpoint routes a request by its revision header',
@@ -261,5 +260,20 @@ describe('private members', () => {
       .filter((file) => TS_PRIVATE_MEMBER.test(readFileSync(file, 'utf8')))
       .map((file) => relative(src, file));
     expect(declaring).toEqual([]);
+  });
+});
+
+/** STYLE.md: files under ~400 lines; past 420 a file holds more than one responsibility and is split. */
+const MAX_FILE_LINES = 420;
+
+describe('file size', () => {
+  it(`no file in src is over ${MAX_FILE_LINES} lines`, () => {
+    const long = files(src)
+      .map((file) => ({
+        file: relative(src, file),
+        lines: readFileSync(file, 'utf8').trimEnd().split('\n').length,
+      }))
+      .filter(({ lines }) => lines > MAX_FILE_LINES);
+    expect(long).toEqual([]);
   });
 });

@@ -1,34 +1,20 @@
 /**
- * The MCP server methods, written once for both eras. Each takes the request's scope and its revision's codec
+ * The MCP server methods, written once for both eras (tools/call in src/server/tool-call.ts). Each takes the request's scope and its revision's codec
  * and returns the finished result. Era differences live in the codec and in the scope (how input is asked
  * for, where notifications go).
  */
 import { RpcError } from '../jsonrpc/errors.js';
-import { McpErrorCode, invalidParams, missingRequiredClientCapability } from '../mcp/errors.js';
-import type {
-  CallToolResult,
-  ClientCapabilities,
-  ContentBlock,
-  GetPromptResult,
-  JSONObject,
-} from '../mcp/types.js';
+import { McpErrorCode, invalidParams } from '../mcp/errors.js';
+import type { ContentBlock, GetPromptResult, JSONObject } from '../mcp/types.js';
 import { type Cache, type RevisionCodec, copyObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
-import { type ServerCore, type ToolDefinition, combineCache, completerFor } from './core.js';
-import { InputRequiredSignal } from './input.js';
+import { type ServerCore, combineCache, completerFor } from './core.js';
 import { type Collection, type Page, decodeCursor, encodeCursor } from './registry.js';
-import { principalOf } from './request-state.js';
-import type { ValidationOutcome } from './schema.js';
 import type { CacheHints } from './types.js';
-import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
+import { clip } from '../util/clip.js';
 import { isRecord } from '../util/record.js';
 
 const MAX_COMPLETION_VALUES = 100;
-
-/** Names echoed in errors are clipped: a hostile request must not get its megabytes reflected back. */
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
 
 function pageIndex(params: JSONObject | undefined, pageSize: number): number {
   const cursor = params?.cursor;
@@ -126,178 +112,6 @@ export async function listResources(
   const result: JSONObject = { resources: items.slice(start, end) };
   if (end < items.length) result.nextCursor = encodeCursor(end);
   return codec.finish(result, combineCache(core.defaultCache, hints));
-}
-
-/** The part of `required` the client did not declare (one level of sub-capabilities deep), or undefined. */
-function missingCapabilities(
-  required: ClientCapabilities,
-  declared: ClientCapabilities,
-): ClientCapabilities | undefined {
-  const missing: ClientCapabilities = {};
-  for (const [key, value] of Object.entries(required)) {
-    const have = declared[key];
-    if (!isRecord(have)) {
-      missing[key] = value;
-      continue;
-    }
-    const lacking = isRecord(value) ? Object.keys(value).filter((sub) => !isRecord(have[sub])) : [];
-    if (lacking.length > 0)
-      missing[key] = Object.fromEntries(lacking.map((sub) => [sub, (value as JSONObject)[sub]]));
-  }
-  return Object.keys(missing).length > 0 ? missing : undefined;
-}
-
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
-
-function checkToolResult(value: unknown): CallToolResult {
-  if (!isRecord(value))
-    throw new RpcError(McpErrorCode.InternalError, 'tool handler returned no result object');
-  const result = value as CallToolResult;
-  const structured: unknown = result.structuredContent;
-  const content = Array.isArray(result.content) ? result.content : undefined;
-  if (!content && structured === undefined)
-    throw new RpcError(McpErrorCode.InternalError, 'tool handler returned a result without content');
-  // server/tools: structured results SHOULD also be serialised into a text block. A non-object value is dropped
-  // for handshake-era clients, so it always gets one unless the handler wrote text itself.
-  const needsText =
-    structured !== undefined &&
-    (!content || (!isRecord(structured) && !content.some((block) => block.type === 'text')));
-  if (!needsText) return result;
-  const withText = copyObject(result as unknown as JSONObject);
-  withText.content = [...(content ?? []), { type: 'text', text: JSON.stringify(structured) }];
-  return withText as unknown as CallToolResult;
-}
-
-/** A failure inside a handler: protocol errors and MRTR signals pass through, anything else is the tool's error. */
-function rethrowProtocol(error: unknown, signal: AbortSignal): void {
-  if (error instanceof InputRequiredSignal || error instanceof RpcError) throw error;
-  if (signal.aborted) throw error;
-}
-
-/**
- * tools/call. Synchronous end to end when the validator and the handler are: a small call then costs no
- * promise and no microtask, and its state is garbage before the next message is parsed. Errors a synchronous
- * path raises are thrown, not returned as rejected promises.
- */
-export function callTool(
-  core: ServerCore,
-  codec: RevisionCodec,
-  scope: RequestScope,
-  params: JSONObject | undefined,
-): MaybePromise<JSONObject> {
-  // Extension wiring point: tools/call hooks (the tasks extension may answer with a CreateTaskResult).
-  const name = params?.name;
-  if (core.extensions.size > 0 && typeof name === 'string' && core.tools.get(name)) {
-    const run = (next: RequestScope) => runToolCall(core, codec, next, params);
-    const principal = principalOf(scope.extra?.authInfo);
-    return core.extensions.callTool({ name, params, scope, codec, principal, run });
-  }
-  return runToolCall(core, codec, scope, params);
-}
-
-function runToolCall(
-  core: ServerCore,
-  codec: RevisionCodec,
-  scope: RequestScope,
-  params: JSONObject | undefined,
-): MaybePromise<JSONObject> {
-  const name = params?.name;
-  if (typeof name !== 'string') throw invalidParams('tools/call requires a tool name');
-  const entry = core.tools.get(name);
-  if (!entry) throw invalidParams(`Unknown tool: ${clip(name)}`, { name: clip(name) });
-  const tool = entry.config;
-  const required = tool.config.requiredClientCapabilities;
-  const missing = required ? missingCapabilities(required, scope.clientCapabilities) : undefined;
-  if (missing) {
-    // 2026-07-28: -32021 and no side effect; a handshake session gets a tool error the model can read.
-    if (scope.era === 'stateless') throw missingRequiredClientCapability(missing);
-    return codec.finish(
-      toolError(`Tool ${name} needs client capabilities: ${Object.keys(missing).join(', ')}`) as JSONObject,
-    );
-  }
-  const args = params?.arguments ?? {};
-  if (!isRecord(args)) throw invalidParams('tools/call arguments must be an object');
-  const call = new ToolCall(codec, scope, tool, name);
-  const checked = tool.input.validate(args);
-  return isPromise(checked)
-    ? Promise.resolve(checked).then((outcome) => call.run(outcome))
-    : call.run(checked);
-}
-
-/** The steps of one tools/call after its arguments are checked. Closures are made only on the async path. */
-class ToolCall {
-  readonly #codec: RevisionCodec;
-  readonly #scope: RequestScope;
-  readonly #tool: ToolDefinition;
-  readonly #name: string;
-
-  constructor(codec: RevisionCodec, scope: RequestScope, tool: ToolDefinition, name: string) {
-    this.#codec = codec;
-    this.#scope = scope;
-    this.#tool = tool;
-    this.#name = name;
-  }
-
-  run(checked: ValidationOutcome): MaybePromise<JSONObject> {
-    // server/tools: input validation errors are tool execution errors the model can correct.
-    if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.#name}: ${checked.message}`);
-    let returned: unknown;
-    try {
-      returned = this.#tool.handler(checked.value, createHandlerContext(this.#scope));
-    } catch (error) {
-      return this.failed(error);
-    }
-    if (!isPromise(returned)) return this.returned(returned);
-    // Promise.resolve: a handler may return any thenable; what goes on is always a native promise.
-    return Promise.resolve(returned).then(
-      (value) => this.returned(value),
-      (error: unknown) => this.failed(error),
-    );
-  }
-
-  returned(value: unknown): MaybePromise<JSONObject> {
-    const result = checkToolResult(value);
-    const output = this.#tool.output;
-    if (!output || result.isError === true) return this.#codec.finish(shapeToolResult(this.#codec, result));
-    if (result.structuredContent === undefined) return this.#outputError('structuredContent is missing');
-    const outcome = output.validate(result.structuredContent);
-    const judge = (checked: ValidationOutcome): JSONObject =>
-      checked.ok
-        ? this.#codec.finish(shapeToolResult(this.#codec, result))
-        : this.#outputError(checked.message);
-    return isPromise(outcome) ? Promise.resolve(outcome).then(judge) : judge(outcome);
-  }
-
-  failed(error: unknown): JSONObject {
-    rethrowProtocol(error, this.#scope.signal);
-    const message = error instanceof Error ? error.message : String(error);
-    return this.#toolError(message || `tool ${this.#name} failed`);
-  }
-
-  #outputError(message: string): JSONObject {
-    return this.#toolError(
-      `Tool ${this.#name} returned output that does not match its outputSchema: ${message}`,
-    );
-  }
-
-  #toolError(text: string): JSONObject {
-    return this.#codec.finish(toolError(text) as JSONObject);
-  }
-}
-
-function shapeToolResult(codec: RevisionCodec, result: CallToolResult): JSONObject {
-  const content = codec.content(result.content);
-  const structured = (result as { structuredContent?: unknown }).structuredContent;
-  // structuredContent: any JSON value on 2026-07-28, an object on 2025-06-18..2025-11-25, absent before.
-  const keep =
-    structured === undefined || codec.modern || (codec.revision >= '2025-06-18' && isRecord(structured));
-  if (keep && content === result.content) return result as unknown as JSONObject;
-  const shaped = copyObject(result as unknown as JSONObject);
-  shaped.content = content;
-  if (!keep) delete shaped.structuredContent;
-  return shaped;
 }
 
 export async function readResource(

@@ -15,6 +15,7 @@ import type { RevisionCodec } from './codec.js';
 import type { RequestScope } from './context.js';
 import type { ServerCore } from './core.js';
 import * as ops from './operations.js';
+import { callTool } from './tool-call.js';
 import { principalOf } from './request-state.js';
 import type { ListenAttach } from './subscriptions.js';
 import { isRecord } from '../util/record.js';
@@ -132,7 +133,7 @@ export const CORE_ROUTES: readonly Route[] = [
     era: 'both',
     capability: ['tools'],
     inputRequired: true,
-    handle: (s) => ops.callTool(s.core, s.codec, s, s.params),
+    handle: (s) => callTool(s.core, s.codec, s, s.params),
   },
   {
     method: Method.PromptsList,

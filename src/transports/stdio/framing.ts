@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { stringifyMessage } from '../../jsonrpc/serialise.js';
+import { clip } from '../../util/clip.js';
 
 /** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
 export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -157,7 +158,7 @@ export class LineReader {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      this.#events.onbadline(error as Error, text.length > 200 ? `${text.slice(0, 200)}…` : text);
+      this.#events.onbadline(error as Error, clip(text));
       return;
     }
     this.#events.onvalue(value);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { LocalError } from '../../../jsonrpc/errors.js';
+import { clip } from '../../../util/clip.js';
 
 /**
  * The response headers an HTTP error carries for the layers above: `www-authenticate` (an OAuth challenge,
@@ -47,7 +48,7 @@ export class HttpStatusError extends LocalError {
     options: { sessionExpired?: string; method?: string; headers?: HttpErrorHeaders } = {},
   ) {
     const what = options.method ? ` for ${options.method}` : '';
-    const snippet = body.length > 200 ? `${body.slice(0, 200)}…` : body;
+    const snippet = clip(body);
     super('transport_error', `HTTP ${status}${what}${snippet ? `: ${snippet}` : ''}`, {
       data: { status, body: snippet },
     });
