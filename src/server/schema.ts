@@ -86,11 +86,7 @@ function dialectOf(schema: JSONObject): Dialect {
 export function isStandardSchema(value: unknown): value is StandardSchema {
   if (typeof value !== 'object' && typeof value !== 'function') return false;
   const standard = (value as { '~standard'?: unknown } | null)?.['~standard'];
-  return (
-    typeof standard === 'object' &&
-    standard !== null &&
-    typeof (standard as { validate?: unknown }).validate === 'function'
-  );
+  return isRecord(standard) && typeof standard.validate === 'function';
 }
 
 /** Refuses schemas nested beyond MAX_SCHEMA_DEPTH or larger than MAX_SCHEMA_NODES, iteratively. */
@@ -244,9 +240,7 @@ function compileStandardSchema(schema: StandardSchema, role: 'input' | 'output')
       .slice(0, MAX_REPORTED_ERRORS)
       .map((issue) => {
         const path = (issue.path ?? []).map((segment) =>
-          typeof segment === 'object' && segment !== null && 'key' in segment
-            ? String(segment.key)
-            : String(segment),
+          isRecord(segment) && 'key' in segment ? String(segment.key) : String(segment),
         );
         return path.length > 0 ? `/${path.join('/')}: ${issue.message}` : issue.message;
       })
