@@ -213,7 +213,7 @@ describe('era branches', () => {
  * Array.isArray(x)`), drifts from it the day one copy gains or loses a case.
  */
 const PLAIN_OBJECT_CHECK =
-  /typeof\s+([\w.$]+)\s*===\s*'object'\s*&&\s*\1\s*!==?\s*null\s*&&\s*!\s*Array\.isArray\(\s*\1\s*\)|typeof\s+([\w.$]+)\s*!==\s*'object'\s*\|\|\s*\2\s*===?\s*null\s*\|\|\s*Array\.isArray\(\s*\2\s*\)/;
+  /typeof\s+([\w.$?]+)\s*===\s*'object'\s*&&\s*\1\s*!==?\s*null\s*&&\s*!\s*Array\.isArray\(\s*\1\s*\)|typeof\s+([\w.$?]+)\s*!==\s*'object'\s*\|\|\s*\2\s*===?\s*null\s*\|\|\s*Array\.isArray\(\s*\2\s*\)/;
 
 describe('the plain-object check', () => {
   it('is recognised in both polarities, across lines', () => {
@@ -221,6 +221,9 @@ describe('the plain-object check', () => {
     expect(
       PLAIN_OBJECT_CHECK.test("typeof a.b !== 'object' ||\n  a.b === null ||\n  Array.isArray(a.b)"),
     ).toBe(true);
+    expect(PLAIN_OBJECT_CHECK.test("typeof a?.b === 'object' && a?.b !== null && !Array.isArray(a?.b)")).toBe(
+      true,
+    );
     expect(PLAIN_OBJECT_CHECK.test("typeof v === 'object' && v !== null")).toBe(false);
     expect(PLAIN_OBJECT_CHECK.test("typeof v === 'object' && w !== null && !Array.isArray(v)")).toBe(false);
   });
