@@ -142,17 +142,18 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
     return new Promise<Result>((resolve, reject) => {
+      const now = Date.now();
       const pending: Pending = {
         method,
         resolve,
         reject,
-        startedAt: Date.now(),
+        startedAt: now,
         options,
         deadline: Number.POSITIVE_INFINITY,
         signal,
       };
       this.#pending.set(id, pending);
-      pending.deadline = this.#deadlineOf(pending);
+      pending.deadline = this.#deadlineOf(pending, now);
       if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
       if (signal) this.#signals.add(signal, id);
       const sendOptions =
@@ -183,10 +184,9 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   }
 
   /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
-  #deadlineOf(pending: Pending): number {
+  #deadlineOf(pending: Pending, now = Date.now()): number {
     const timeoutMs = pending.options?.timeoutMs ?? this.#defaultTimeoutMs;
     const maxTotal = pending.options?.maxTotalTimeoutMs;
-    const now = Date.now();
     const remainingTotal =
       maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
     const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
