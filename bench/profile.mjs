@@ -3,6 +3,7 @@
 // Profiles are kept in bench/profiles/ (not committed).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { BENCH_DIR } from './lib/proc.mjs';
 import { ROWS } from './lib/rows.mjs';
 
@@ -23,6 +24,9 @@ const spec = {
   repeat: 10,
   turns: Number(process.env.TURNS ?? 6000),
 };
+// Frames are named relative to the repository root, wherever it is checked out.
+const ROOT_URL = pathToFileURL(`${BENCH_DIR}..`).href + '/';
+const relative = (url) => (url.startsWith(ROOT_URL) ? url.slice(ROOT_URL.length) : url);
 const flags = `--cpu-prof --cpu-prof-dir=${dir}`;
 const run = spawnSync(
   process.execPath,
@@ -53,7 +57,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
     const t = dt.get(node.id) ?? 0;
     total += t;
     const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.replace(/^file:\/\/\/work\/main\//, '').replace(/^node:/, 'node:');
+    const where = relative(url);
     const key = `${functionName || '(anonymous)'}  ${where}:${lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + t);
     const f = where || functionName;
@@ -87,7 +91,7 @@ function inclusive(profile, dt, filter) {
     const seen = new Set();
     for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
       const { functionName, url, lineNumber } = byId.get(cur).callFrame;
-      const key = `${functionName || '(anonymous)'}  ${url.replace(/^file:\/\/\/work\/main\//, '')}:${lineNumber + 1}`;
+      const key = `${functionName || '(anonymous)'}  ${relative(url)}:${lineNumber + 1}`;
       if (seen.has(key)) continue;
       seen.add(key);
       out.set(key, (out.get(key) ?? 0) + t);

@@ -1,7 +1,8 @@
-// The raw lower bound's client: newline JSON over a child's pipes, and node:http with a keep-alive agent.
+// The raw lower bound's client: newline JSON over a child's pipes (bench/lib/lines.mjs: one JSON.parse per
+// line, one write per event-loop turn), and node:http with a keep-alive agent.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { onLines } from '../lib/lines.mjs';
+import { lineWriter, onLines } from '../lib/lines.mjs';
 
 export const name = 'raw';
 
@@ -9,9 +10,9 @@ export async function connectStdio({ command, args }) {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const pending = new Map();
   let nextId = 1;
+  const send = lineWriter(child.stdin);
   child.stdout.setEncoding('utf8');
-  onLines(child.stdout, (line) => {
-    const msg = JSON.parse(line);
+  onLines(child.stdout, (msg) => {
     const resolve = pending.get(msg.id);
     pending.delete(msg.id);
     resolve?.(msg.result);
@@ -20,7 +21,7 @@ export async function connectStdio({ command, args }) {
     new Promise((resolve) => {
       const id = nextId++;
       pending.set(id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   return {
     pid: child.pid,

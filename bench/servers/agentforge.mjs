@@ -1,6 +1,5 @@
 // Benchmark server on agentforge (../dist): serveStdio() for stdio (both eras), listen() for Streamable HTTP
 // (both eras on one endpoint: the client chooses modern or a legacy session).
-import { JwtVerifier, bearerAuth } from '../../dist/auth/server/index.js';
 import { McpServer } from '../../dist/server/index.js';
 import {
   announcePort,
@@ -51,7 +50,9 @@ for (let i = 0; i < opts.tools; i++) {
 if (opts.transport === 'stdio') {
   await server.serveStdio();
 } else {
-  // --auth=<JWKS>: a protected endpoint (bearer JWTs verified against that key set, audience = its URL).
+  // --auth=<JWKS>: a protected endpoint (bearer JWTs verified against that key set, audience = its URL). Loaded
+  // only then, as a server without authorization would not load it.
+  const { JwtVerifier, bearerAuth } = opts.auth ? await import('../../dist/auth/server/index.js') : {};
   const auth = opts.auth
     ? (url) =>
         bearerAuth({

@@ -1,21 +1,21 @@
-// The raw lower bound: newline-delimited JSON-RPC over a pipe, or a minimal node:http JSON-RPC server.
+// The raw lower bound: newline-delimited JSON-RPC over a pipe (bench/lib/lines.mjs: one JSON.parse per line,
+// one write per event-loop turn), or a minimal node:http JSON-RPC server with keep-alive.
 import http from 'node:http';
 import { announcePort, parseServerArgs } from '../lib/tools.mjs';
-import { onLines } from '../lib/lines.mjs';
+import { lineWriter, onLines } from '../lib/lines.mjs';
 import { createRawHandler, respond } from './raw-handler.mjs';
 
 const opts = parseServerArgs();
 const handle = createRawHandler(opts);
 
 if (opts.transport === 'stdio') {
-  const write = (msg, result) => process.stdout.write(`${respond(msg, result)}\n`);
+  const send = lineWriter(process.stdout);
   process.stdin.setEncoding('utf8');
-  onLines(process.stdin, (line) => {
-    const msg = JSON.parse(line);
+  onLines(process.stdin, (msg) => {
     if (msg.id === undefined) return;
     const result = handle(msg);
-    if (result instanceof Promise) result.then((r) => write(msg, r));
-    else write(msg, result);
+    if (result instanceof Promise) result.then((r) => send(respond(msg, r)));
+    else send(respond(msg, result));
   });
   process.stdin.on('end', () => process.exit(0));
 } else {

@@ -29,6 +29,9 @@ import type { Subscription } from './subscriptions.js';
 import type { ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
 import type { CallOptions, NotificationListener } from './contracts.js';
 
+/** The options of a call that passes none: one shared object, not one per call held while it is in flight. */
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
 /** Following `nextCursor` stops here: a server that never ends its list is a bug, not a reason to hang. */
 const MAX_PAGES = 10_000;
 
@@ -188,7 +191,7 @@ export class McpClient {
    * Calls a tool. A result with `isError` is returned, not thrown; protocol errors throw RpcError. Never
    * retried after a connection failure unless `options.retry` is set (a call may have side effects).
    */
-  callTool(params: CallToolParams, options: CallOptions = {}): Promise<CallToolResult> {
+  callTool(params: CallToolParams, options: CallOptions = NO_OPTIONS): Promise<CallToolResult> {
     const body: Record<string, unknown> = { name: params.name };
     if (params.arguments !== undefined) body.arguments = params.arguments;
     // The common path: one promise chain, no async frame held per call in flight. The result's shape is

@@ -43,6 +43,8 @@ import type {
 
 const DEFAULT_CLIENT_INFO: Implementation = { name: 'agentforge', version: PACKAGE_VERSION };
 const SENT: Result = Object.freeze({}) as Result;
+/** The options of a request that passes none, shared (held by every request in flight otherwise). */
+const NO_OPTIONS: CallOptions = Object.freeze({});
 
 export class ClientCore implements PipelineHost {
   readonly events = new ClientEventEmitter((name) => {
@@ -267,7 +269,7 @@ export class ClientCore implements PipelineHost {
   request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: CallOptions = {},
+    options: CallOptions = NO_OPTIONS,
     idempotent = false,
   ): Promise<Result> {
     const link = this.#link;

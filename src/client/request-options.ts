@@ -95,7 +95,7 @@ export class ResultChecks {
             `${this.#server()} answered ${method} with ${resultType}, which ${resultType === 'task' ? 'only tools/call' : 'only tools/call, prompts/get and resources/read'} may`,
           );
         }
-        if (isToolCall) checkCallToolResult(result, this.#server());
+        if (isToolCall) checkCallToolResult(result, this.#server);
         return result;
       };
       if (this.#checks.size < 256) this.#checks.set(method, check);

@@ -25,17 +25,20 @@ export function checkListPage(result: Result, field: string, server: string, met
   return result;
 }
 
-/** tools/call: `content` is an array of content blocks (objects with a string `type`). */
-export function checkCallToolResult(result: Result, server: string): CallToolResult {
-  if (!isRecord(result)) throw malformed(server, Method.ToolsCall, 'a result that is not an object');
+/**
+ * tools/call: `content` is an array of content blocks (objects with a string `type`). `server` names the server
+ * and is called only for an error: the check runs on every call.
+ */
+export function checkCallToolResult(result: Result, server: () => string): CallToolResult {
+  if (!isRecord(result)) throw malformed(server(), Method.ToolsCall, 'a result that is not an object');
   const content = result.content;
-  if (!Array.isArray(content)) throw malformed(server, Method.ToolsCall, 'no "content" array');
+  if (!Array.isArray(content)) throw malformed(server(), Method.ToolsCall, 'no "content" array');
   for (const block of content) {
     if (!isRecord(block) || typeof block.type !== 'string')
-      throw malformed(server, Method.ToolsCall, 'a content block without a string "type"');
+      throw malformed(server(), Method.ToolsCall, 'a content block without a string "type"');
   }
   if (result.isError !== undefined && typeof result.isError !== 'boolean')
-    throw malformed(server, Method.ToolsCall, 'an "isError" that is not a boolean');
+    throw malformed(server(), Method.ToolsCall, 'an "isError" that is not a boolean');
   return result as unknown as CallToolResult;
 }
 

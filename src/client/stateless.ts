@@ -6,6 +6,7 @@
  */
 import type { Connection, Result } from '../jsonrpc/connection.js';
 import { RpcError } from '../jsonrpc/errors.js';
+import { serialisedOnce } from '../jsonrpc/serialise.js';
 import { McpErrorCode } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../mcp/methods.js';
@@ -59,8 +60,9 @@ export class StatelessCodec implements ClientEraCodec {
   #version: string;
   /**
    * The `_meta` every request carries when the caller adds none: built once per version and shared by all
-   * requests (it is only serialised), so a call allocates no meta object of its own. Frozen: a transport that
-   * passes messages by reference cannot change what later requests send.
+   * requests (it is only serialised), so a call allocates no meta object of its own. Deeply frozen, with its
+   * JSON text made once (serialisedOnce): a transport that passes messages by reference cannot change what
+   * later requests send, and a transport that serialises them does not serialise it again.
    */
   #baseMeta: Readonly<Record<string, unknown>>;
 
@@ -74,7 +76,7 @@ export class StatelessCodec implements ClientEraCodec {
     this.#clientInfo = clientInfo;
     this.#capabilities = capabilities;
     this.#logLevel = logLevel;
-    this.#baseMeta = Object.freeze(this.#buildMeta(undefined));
+    this.#baseMeta = serialisedOnce(this.#buildMeta(undefined));
   }
 
   get version(): string {
@@ -84,7 +86,7 @@ export class StatelessCodec implements ClientEraCodec {
   set version(version: string) {
     if (version === this.#version) return;
     this.#version = version;
-    this.#baseMeta = Object.freeze(this.#buildMeta(undefined));
+    this.#baseMeta = serialisedOnce(this.#buildMeta(undefined));
   }
 
   #buildMeta(callerMeta: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -131,17 +131,18 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
     return new Promise<Result>((resolve, reject) => {
+      const now = Date.now();
       const pending: Pending = {
         method,
         resolve,
         reject,
-        startedAt: Date.now(),
+        startedAt: now,
         options,
         deadline: Number.POSITIVE_INFINITY,
         signal,
       };
       this.#pending.set(id, pending);
-      pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
+      pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
       if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
       if (signal) this.#signals.add(signal, id);
       const sendOptions =

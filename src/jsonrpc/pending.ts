@@ -18,10 +18,9 @@ export interface Pending {
 }
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
-export function deadlineOf(pending: Pending, defaultTimeoutMs: number): number {
+export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = Date.now()): number {
   const timeoutMs = pending.options?.timeoutMs ?? defaultTimeoutMs;
   const maxTotal = pending.options?.maxTotalTimeoutMs;
-  const now = Date.now();
   const remainingTotal =
     maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
   const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));

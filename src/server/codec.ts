@@ -8,6 +8,7 @@ import { McpErrorCode, resourceNotFound } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { compareVersions, eraOf } from '../mcp/revisions.js';
 import { RpcError as WireError } from '../jsonrpc/errors.js';
+import { serialisedOnce } from '../jsonrpc/serialise.js';
 import type {
   CacheScope,
   ContentBlock,
@@ -73,6 +74,8 @@ export class RevisionCodec {
   readonly revision: string;
   readonly modern: boolean;
   readonly #serverInfo: Implementation;
+  /** The `_meta` of every 2026-07-28 result that brings none: shared, its JSON text made once. */
+  readonly #resultMeta: JSONObject;
   readonly #dropped: Record<Kind, string[]>;
 
   constructor(revision: string, serverInfo: Implementation) {
@@ -88,6 +91,7 @@ export class RevisionCodec {
       'implementation',
       serverInfo as unknown as JSONObject,
     ) as unknown as Implementation;
+    this.#resultMeta = serialisedOnce({ [MetaKey.ServerInfo]: this.#serverInfo }) as JSONObject;
   }
 
   get serverInfo(): Implementation {
@@ -142,16 +146,17 @@ export class RevisionCodec {
     const meta = result._meta;
     const finished = copyObject(result);
     finished.resultType = result.resultType ?? 'complete';
+    if (cache) {
+      finished.ttlMs = cache.ttlMs;
+      finished.cacheScope = cache.cacheScope;
+    }
+    // Last, so a result without meta of its own is serialised with the shared meta's text spliced in.
     if (isRecord(meta)) {
       const merged = copyObject(meta);
       merged[MetaKey.ServerInfo] = this.#serverInfo;
       finished._meta = merged;
     } else {
-      finished._meta = { [MetaKey.ServerInfo]: this.#serverInfo };
-    }
-    if (cache) {
-      finished.ttlMs = cache.ttlMs;
-      finished.cacheScope = cache.cacheScope;
+      finished._meta = this.#resultMeta;
     }
     return finished;
   }

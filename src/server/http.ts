@@ -2,15 +2,14 @@
  * The HTTP entry points of agentforge/server. They take an `McpServer` (reached through its internal seam) or any
  * object that implements the transport's `HttpMcpServer` contract itself.
  */
-import {
-  type FetchHandler,
-  type FetchHandlerContext,
-  type HttpMcpServer,
-  type HttpServerOptions,
-  type NodeHandler,
-  createFetchHandler as createTransportFetchHandler,
-  createNodeHandler as createTransportNodeHandler,
+import type {
+  FetchHandler,
+  FetchHandlerContext,
+  HttpMcpServer,
+  HttpServerOptions,
+  NodeHandler,
 } from '../transports/http/server/index.js';
+import { lazyFetchHandler, lazyNodeHandler } from './lazy-http.js';
 import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import { seamOf } from './seam.js';
 import type { McpServer } from './server.js';
@@ -34,7 +33,7 @@ export function createFetchHandler(
   server: McpServer | HttpMcpServer,
   options?: HttpServerOptions,
 ): FetchHandler {
-  return createTransportFetchHandler(httpSeam(server), options);
+  return lazyFetchHandler(httpSeam(server), options);
 }
 
 /** The same on node:http, without web Request/Response on the hot path. */
@@ -42,7 +41,7 @@ export function createNodeHandler(
   server: McpServer | HttpMcpServer,
   options?: HttpServerOptions,
 ): NodeHandler {
-  return createTransportNodeHandler(httpSeam(server), options);
+  return lazyNodeHandler(httpSeam(server), options);
 }
 
 /** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */

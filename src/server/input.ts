@@ -117,8 +117,9 @@ export function sessionInputBackend(
 export class MrtrInputBackend implements InputBackend {
   readonly #available: Record<string, unknown>;
   readonly #capabilities: ClientCapabilities;
-  readonly #consumed: Record<string, InputResponse> = {};
-  readonly #missing: InputRequests = {};
+  /** Made when a handler first asks for input: most calls never do, and a call in flight holds only these. */
+  #consumed: Record<string, InputResponse> | undefined;
+  #missing: InputRequests | undefined;
 
   constructor(available: Record<string, unknown>, capabilities: ClientCapabilities) {
     this.#available = available;
@@ -127,7 +128,7 @@ export class MrtrInputBackend implements InputBackend {
 
   /** The input still needed when the run ended, or undefined when nothing is missing. */
   get missing(): InputRequests | undefined {
-    return Object.keys(this.#missing).length > 0 ? { ...this.#missing } : undefined;
+    return this.#missing && Object.keys(this.#missing).length > 0 ? { ...this.#missing } : undefined;
   }
 
   /** Answers the run used: carried forward in the next requestState. */
@@ -145,8 +146,10 @@ export class MrtrInputBackend implements InputBackend {
       const answer = Object.hasOwn(this.#available, key) ? this.#available[key] : undefined;
       if (isValidInputResponse(request.method, answer)) {
         result[key] = answer;
+        this.#consumed ??= {};
         this.#consumed[key] = answer;
       } else {
+        this.#missing ??= {};
         this.#missing[key] = request;
         complete = false;
       }

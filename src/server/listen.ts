@@ -1,14 +1,14 @@
 /** Streamable HTTP (both eras) and HTTP+SSE on node:http, bound to an address: `McpServer.listen` and `listen`. */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type HttpAuthGuard,
-  type HttpMcpServer,
-  type HttpServerOptions,
-  LOCALHOST_NAMES,
-  type NodeHandler,
-  createNodeHandler,
+import type {
+  HttpAuthGuard,
+  HttpMcpServer,
+  HttpServerOptions,
+  NodeHandler,
 } from '../transports/http/server/index.js';
+import { LOCALHOST_NAMES } from '../transports/http/server/options.js';
+import { loadHttpTransport } from './lazy-http.js';
 
 export interface ListenOptions extends Omit<HttpServerOptions, 'auth'> {
   /** 0 (default) picks a free port. */
@@ -49,8 +49,12 @@ function hostsFor(
 /** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */
 export async function listenOn(server: HttpMcpServer, options: ListenOptions = {}): Promise<Listening> {
   const { port = 0, host = '127.0.0.1', path = '/mcp', auth, ...rest } = options;
-  // Loaded here, not at the top: this module also exports the fetch form, which must load where node:http is absent.
-  const { createServer } = await import('node:http');
+  // Loaded here, not at the top: this module also exports the fetch form, which must load where node:http is absent;
+  // and a stdio server loads no HTTP code at all.
+  const [{ createServer }, { createNodeHandler }] = await Promise.all([
+    import('node:http'),
+    loadHttpTransport(),
+  ]);
   const httpServer = createServer();
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

@@ -4,8 +4,20 @@
  * authenticated principal and an expiry. The payload is parsed only after the MAC verifies, and every failure
  * looks the same from outside.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { isRecord } from '../util/record.js';
+
+type NodeCrypto = typeof import('node:crypto');
+let nodeCrypto: NodeCrypto | undefined;
+
+/**
+ * node:crypto, loaded on the first seal or open rather than with the server: most requests never carry a
+ * requestState, and the module is a measurable share of a stdio server's startup.
+ */
+function cryptoModule(): NodeCrypto {
+  nodeCrypto ??= createRequire(import.meta.url)('node:crypto') as NodeCrypto;
+  return nodeCrypto;
+}
 
 export interface RequestStateBinding {
   readonly method: string;
@@ -36,14 +48,17 @@ const DEFAULT_MAX_BYTES = 64 * 1024;
 const MAX_CANONICAL_DEPTH = 64;
 
 export class RequestStateSealer {
-  readonly #key: Buffer;
+  /** The given key, or a random one made on first use. */
+  #key: Buffer | undefined;
   readonly #ttlMs: number;
   readonly #maxBytes: number;
 
   constructor(options: RequestStateOptions = {}) {
     const key = options.key;
-    this.#key = key === undefined ? randomBytes(32) : Buffer.from(key);
-    if (this.#key.length < 16) throw new RangeError('requestState key must be at least 16 bytes');
+    if (key !== undefined) {
+      this.#key = Buffer.from(key);
+      if (this.#key.length < 16) throw new RangeError('requestState key must be at least 16 bytes');
+    }
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   }
@@ -64,7 +79,8 @@ export class RequestStateSealer {
       return undefined;
     const given = Buffer.from(mac, 'base64url');
     const expected = this.#mac(body, binding);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (given.length !== expected.length || !cryptoModule().timingSafeEqual(given, expected))
+      return undefined;
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
@@ -80,7 +96,8 @@ export class RequestStateSealer {
   }
 
   #mac(body: string, binding: RequestStateBinding): Buffer {
-    const hmac = createHmac('sha256', this.#key);
+    this.#key ??= cryptoModule().randomBytes(32);
+    const hmac = cryptoModule().createHmac('sha256', this.#key);
     // Length-prefixed fields: no two different bindings serialise to the same MAC input.
     for (const field of [
       VERSION,
@@ -99,7 +116,7 @@ export class RequestStateSealer {
 
 /** A stable digest of a JSON value (object keys sorted), so a retry with the same arguments matches. */
 export function digest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value, 0)).digest('base64url');
+  return cryptoModule().createHash('sha256').update(canonicalJson(value, 0)).digest('base64url');
 }
 
 function canonicalJson(value: unknown, depth: number): string {

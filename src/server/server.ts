@@ -5,13 +5,8 @@ import { UriTemplate } from '../mcp/uri-template.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
 import { type Cache, type RevisionCodec, buildCodecs } from './codec.js';
-import {
-  type FetchHandler,
-  type HttpServerOptions,
-  type NodeHandler,
-  createFetchHandler,
-  createNodeHandler,
-} from '../transports/http/server/index.js';
+import type { FetchHandler, HttpServerOptions, NodeHandler } from '../transports/http/server/index.js';
+import { lazyFetchHandler, lazyNodeHandler } from './lazy-http.js';
 import { InstalledExtensions, type ServerExtension, extensionRoutes } from './extension.js';
 import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import type {
@@ -269,12 +264,12 @@ export class McpServer {
 
   /** Streamable HTTP (both eras) and the 2024-11-05 HTTP+SSE transport as a web `(Request) => Response`. */
   toFetchHandler(options?: HttpServerOptions): FetchHandler {
-    return createFetchHandler(this.#seam, options);
+    return lazyFetchHandler(this.#seam, options);
   }
 
   /** The same on node:http, without web Request/Response on the hot path. */
   toNodeHandler(options?: HttpServerOptions): NodeHandler {
-    return createNodeHandler(this.#seam, options);
+    return lazyNodeHandler(this.#seam, options);
   }
 
   /** Listens on 127.0.0.1 (default) and serves this server at `path` (default /mcp). */

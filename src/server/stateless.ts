@@ -111,6 +111,12 @@ function readInputs(
   return { available: { ...responses, ...opened.responses }, round: opened.round };
 }
 
+/** A handler's failure: undefined (ask for the missing input) for InputRequiredSignal, else rethrown. */
+function inputRequired(error: unknown): undefined {
+  if (!(error instanceof InputRequiredSignal)) throw error;
+  return undefined;
+}
+
 export class StatelessDispatcher {
   readonly #core: ServerCore;
   readonly #routes: RouteTable;
@@ -173,19 +179,17 @@ export class StatelessDispatcher {
     const input = new MrtrInputBackend(available, meta.clientCapabilities);
     const scope = new StatelessScope(this.#core, codec, request, meta, context, input, round);
     // A handler asking for input it lacks throws InputRequiredSignal: that is the input_required answer.
-    const settle = (result: JSONObject | undefined) =>
-      this.#settleInput(request, codec, context, input, round, result);
-    const onError = (error: unknown) => {
-      if (!(error instanceof InputRequiredSignal)) throw error;
-      return settle(undefined);
-    };
+    // The reactions are made only for a handler that is still running: a synchronous call allocates none.
     let result: MaybePromise<JSONObject>;
     try {
       result = route.handle(scope);
     } catch (error) {
-      return onError(error);
+      return this.#settleInput(request, codec, context, input, round, inputRequired(error));
     }
-    return isPromise(result) ? result.then(settle, onError) : settle(result);
+    if (!isPromise(result)) return this.#settleInput(request, codec, context, input, round, result);
+    const settle = (value: JSONObject | undefined) =>
+      this.#settleInput(request, codec, context, input, round, value);
+    return result.then(settle, (error: unknown) => settle(inputRequired(error)));
   }
 
   #settleInput(

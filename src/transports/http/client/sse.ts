@@ -1,5 +1,6 @@
 import type { Agent, OutgoingHttpHeaders } from 'node:http';
 import { LocalError } from '../../../jsonrpc/errors.js';
+import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
 import { withTimeout } from '../../../util/abort.js';
@@ -124,7 +125,7 @@ export class SseClientTransport implements Transport {
     const opened = openRequest(endpoint, {
       method: 'POST',
       headers,
-      body: JSON.stringify(message),
+      body: stringifyMessage(message),
       signal: this.#lifetime.signal,
       agent: this.#options.agent,
     });

@@ -1,6 +1,7 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { LocalError } from '../../../mcp/local-errors.js';
+import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
@@ -163,7 +164,7 @@ export class StreamableHttpClientTransport implements Transport {
       const opened = openRequest(this.#target, {
         method: 'POST',
         headers,
-        body: JSON.stringify(message),
+        body: stringifyMessage(message),
         agent: this.#options.agent,
       });
       active.request = opened.request;
@@ -309,7 +310,7 @@ export class StreamableHttpClientTransport implements Transport {
     const opened = openRequest(this.#target, {
       method: 'POST',
       headers,
-      body: JSON.stringify(message),
+      body: stringifyMessage(message),
       signal: this.#lifetime.signal,
       agent: this.#options.agent,
     });

@@ -1,0 +1,64 @@
+/**
+ * What `import 'agentforge/server'` loads, in a real child process on the built package: a stdio server pays
+ * for neither the HTTP transport nor node:crypto until it uses them (startup to the first tools/list).
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+
+// Records every module the child resolves (a loader hook on its own thread posts each URL back), runs `body`,
+// then prints the project's files loaded and the builtins compiled.
+function loadedBy(body: string): { files: string[]; builtins: string[] } {
+  const hook = `let port;export function initialize(data){port=data.port}export async function resolve(s,c,n){const r=await n(s,c);port.postMessage(r.url);return r}`;
+  const script = `
+    import { register } from 'node:module';
+    import { MessageChannel } from 'node:worker_threads';
+    const urls = new Set();
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (url) => urls.add(url));
+    register('data:text/javascript,${encodeURIComponent(hook)}', { data: { port: port2 }, transferList: [port2] });
+    const before = new Set(process.moduleLoadList);
+    ${body}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    port1.close();
+    const files = [...urls].filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 6));
+    const builtins = process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith('NativeModule '));
+    process.stdout.write(JSON.stringify({ files, builtins: builtins.map((m) => m.slice(13)) }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { DIST },
+  });
+  return JSON.parse(out) as { files: string[]; builtins: string[] };
+}
+
+describe('importing agentforge/server', () => {
+  it('loads no HTTP transport and no node:crypto for a stdio server', () => {
+    const { files, builtins } = loadedBy(`
+      const { McpServer } = await import(process.env.DIST + '/server/index.js');
+      const server = new McpServer({ name: 'lazy', version: '1.0.0' });
+      server.registerTool('echo', { inputSchema: { type: 'object' } }, () => ({ content: [] }));
+    `);
+    expect(files).toContain('server/server.js');
+    expect(files).toContain('transports/stdio/server.js');
+    expect(
+      files.filter(
+        (f) => f.startsWith('transports/http/server/') && f !== 'transports/http/server/options.js',
+      ),
+    ).toEqual([]);
+    expect(builtins).not.toContain('crypto');
+    expect(builtins).not.toContain('http');
+  });
+
+  it('loads the HTTP transport once the server listens', () => {
+    const { files } = loadedBy(`
+      const { McpServer } = await import(process.env.DIST + '/server/index.js');
+      const server = new McpServer({ name: 'lazy', version: '1.0.0' });
+      const listening = await server.listen({ port: 0 });
+      await listening.close();
+    `);
+    expect(files).toContain('transports/http/server/handler.js');
+  });
+});
