@@ -5,6 +5,7 @@
  * member here; the rest of the client asks its codec instead of testing the era.
  */
 import type { Connection, RequestOptions, Result } from '../jsonrpc/connection.js';
+import { MetaKey } from '../mcp/meta.js';
 import type { Era } from '../mcp/revisions.js';
 import type { ServerState } from './era.js';
 import type { SubscriptionWire } from './subscriptions.js';
@@ -12,6 +13,19 @@ import type { SubscriptionWire } from './subscriptions.js';
 /** What one round trip needs on the wire: the connection's options plus the caller's trace. */
 export interface WireRequestOptions extends RequestOptions {
   traceparent?: string;
+  tracestate?: string;
+  baggage?: string;
+}
+
+/**
+ * Writes the caller's trace into `meta`: `traceparent`, and `tracestate` and `baggage` beside it (W3C Trace
+ * Context: a tracestate without a traceparent means nothing). Both eras' codecs use it.
+ */
+export function writeTrace(meta: Record<string, unknown>, options: WireRequestOptions): void {
+  if (!options.traceparent) return;
+  meta[MetaKey.TraceParent] = options.traceparent;
+  if (options.tracestate) meta[MetaKey.TraceState] = options.tracestate;
+  if (options.baggage) meta[MetaKey.Baggage] = options.baggage;
 }
 
 /** Sends one request during connect, through the client's middleware (see `ClientRequestContext.connecting`). */

@@ -11,7 +11,7 @@ import type { LoggingLevel, SubscriptionFilter } from '../mcp/types.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
-import type { ClientEraCodec, ConnectSend, WireRequestOptions } from './codec.js';
+import { type ClientEraCodec, type ConnectSend, type WireRequestOptions, writeTrace } from './codec.js';
 import type { ServerState } from './era.js';
 import { rethrowUnwrapped } from './failures.js';
 import type { ActiveSubscription, SubscriptionWire, WireHost } from './subscriptions.js';
@@ -36,10 +36,12 @@ export class HandshakeCodec implements ClientEraCodec {
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
   ): Promise<Result> {
-    const traceparent = options.traceparent;
-    const withTrace = traceparent
-      ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent } }
-      : params;
+    let withTrace = params;
+    if (options.traceparent) {
+      const meta: Record<string, unknown> = { ...(params?._meta as object | undefined) };
+      writeTrace(meta, options);
+      withTrace = { ...params, _meta: meta };
+    }
     return connection.request(method, withTrace, options).then(undefined, rethrowUnwrapped);
   }
 

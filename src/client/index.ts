@@ -32,6 +32,7 @@ export type {
   RequestOptionsLite,
   RestartPolicy,
   StdioTarget,
+  TraceContext,
 } from './types.js';
 export {
   HttpStatusError,

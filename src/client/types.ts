@@ -101,21 +101,31 @@ export interface ClientOptions {
   transportKindCache?: TransportKindCache;
 }
 
-export interface CallOptions {
+/**
+ * W3C Trace Context of one request, carried in `_meta` (2026-07-28 basic/index: `traceparent`, `tracestate` and
+ * `baggage` are reserved for it) and, over HTTP, in the headers of the same names.
+ */
+export interface TraceContext {
+  /** W3C traceparent (`_meta.traceparent`). */
+  traceparent?: string;
+  /** W3C tracestate, sent only with a traceparent. */
+  tracestate?: string;
+  /** W3C baggage, sent only with a traceparent. */
+  baggage?: string;
+}
+
+export interface CallOptions extends TraceContext {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxTotalTimeoutMs?: number;
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** W3C traceparent for this call (`_meta.traceparent`). */
-  traceparent?: string;
   /** tools/call is never retried after a connection failure unless this is set. */
   retry?: boolean;
 }
 
-export interface RequestOptionsLite {
+export interface RequestOptionsLite extends TraceContext {
   signal?: AbortSignal;
   timeoutMs?: number;
-  traceparent?: string;
 }
 
 export type StdioTarget = StdioServerParameters;

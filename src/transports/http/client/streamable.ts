@@ -8,7 +8,7 @@ import { NAMED_METHODS } from '../../../mcp/methods.js';
 import { delay } from '../../../util/abort.js';
 import { deferred } from '../../../util/deferred.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
-import { encodeHeaderValue } from '../header-values.js';
+import { copyTraceHeaders, encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
 import { HttpStatusError, errorHeadersOf } from './errors.js';
 import type { HttpRequestDescription, StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
@@ -29,7 +29,6 @@ const ERROR_BODY_CAP = 64 * 1024;
 /** A GET stream open this long before it dropped was working; its drop does not count as a failure. */
 const STABLE_STREAM_MS = 5_000;
 const ACCEPT_BOTH = 'application/json, text/event-stream';
-
 /**
  * The client side of Streamable HTTP: one POST per message, answered by a JSON body or a per-request SSE
  * stream. Cancelling a request destroys its HTTP request, which is the 2026-07-28 cancellation signal.
@@ -122,7 +121,13 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   #headers(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
-    if (this.mode === 'session') return this.#sessionHeaders(accept);
+    const headers =
+      this.mode === 'session' ? this.#sessionHeaders(accept) : this.#statelessHeaders(message, accept);
+    if ('method' in message) copyTraceHeaders(message.params?._meta, headers);
+    return headers;
+  }
+
+  #statelessHeaders(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
     const headers = this.#baseHeaders();
     headers.accept = accept;
     if (!('method' in message)) return headers;
