@@ -1,0 +1,145 @@
+/**
+ * The names the OpenTelemetry semantic conventions give MCP and GenAI telemetry (semantic-conventions-genai:
+ * docs/gen-ai/mcp.md, gen-ai-spans.md, gen-ai-agent-spans.md), and what each MCP request is called in them: the
+ * span name `{mcp.method.name} {target}` and the attributes read from the request itself.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import { Method } from '../mcp/methods.js';
+
+export const Attr = {
+  McpMethodName: 'mcp.method.name',
+  McpProtocolVersion: 'mcp.protocol.version',
+  McpSessionId: 'mcp.session.id',
+  McpResourceUri: 'mcp.resource.uri',
+  JsonRpcRequestId: 'jsonrpc.request.id',
+  RpcResponseStatusCode: 'rpc.response.status_code',
+  ErrorType: 'error.type',
+  NetworkTransport: 'network.transport',
+  NetworkProtocolName: 'network.protocol.name',
+  ServerAddress: 'server.address',
+  ServerPort: 'server.port',
+  GenAiOperationName: 'gen_ai.operation.name',
+  GenAiToolName: 'gen_ai.tool.name',
+  GenAiToolCallId: 'gen_ai.tool.call.id',
+  GenAiToolCallArguments: 'gen_ai.tool.call.arguments',
+  GenAiToolCallResult: 'gen_ai.tool.call.result',
+  GenAiPromptName: 'gen_ai.prompt.name',
+  GenAiProviderName: 'gen_ai.provider.name',
+  GenAiRequestModel: 'gen_ai.request.model',
+  GenAiRequestMaxTokens: 'gen_ai.request.max_tokens',
+  GenAiRequestTemperature: 'gen_ai.request.temperature',
+  GenAiResponseFinishReasons: 'gen_ai.response.finish_reasons',
+  GenAiUsageInputTokens: 'gen_ai.usage.input_tokens',
+  GenAiUsageOutputTokens: 'gen_ai.usage.output_tokens',
+  GenAiConversationId: 'gen_ai.conversation.id',
+  GenAiInputMessages: 'gen_ai.input.messages',
+  GenAiOutputMessages: 'gen_ai.output.messages',
+} as const;
+
+export const Metric = {
+  ClientOperationDuration: 'mcp.client.operation.duration',
+  ServerOperationDuration: 'mcp.server.operation.duration',
+} as const;
+
+/** mcp.md: the explicit bucket boundaries advised for both operation-duration histograms, in seconds. */
+export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/** `error.type` of a tools/call whose result has `isError: true` (mcp.md: Recording errors). */
+export const TOOL_ERROR = 'tool_error';
+
+/** A peer's name or URI in a span name is cut here: both are the peer's, and a span name is no place for 1 MB. */
+const MAX_TARGET_LENGTH = 1024;
+/** Recorded arguments and results (opt-in) are cut at this many characters. */
+const MAX_CONTENT_LENGTH = 64 * 1024;
+
+/** What one request is about, from its params: the span name's target and the attributes that name it. */
+export interface Operation {
+  readonly name: string;
+  /** Attributes of both the span and the duration histogram (low cardinality, or the conventions ask for it). */
+  readonly attributes: Attributes;
+}
+
+function stringParam(params: Record<string, unknown> | undefined, key: string): string | undefined {
+  const value = params?.[key];
+  return typeof value === 'string' && value.length > 0 ? value.slice(0, MAX_TARGET_LENGTH) : undefined;
+}
+
+/** mcp.md: span name `{mcp.method.name} {target}`, the target being the tool, prompt or resource asked for. */
+export function operationOf(method: string, params: Record<string, unknown> | undefined): Operation {
+  const attributes: Attributes = { [Attr.McpMethodName]: method };
+  let target: string | undefined;
+  if (method === Method.ToolsCall) {
+    target = stringParam(params, 'name');
+    attributes[Attr.GenAiOperationName] = 'execute_tool';
+    if (target !== undefined) attributes[Attr.GenAiToolName] = target;
+  } else if (method === Method.PromptsGet) {
+    target = stringParam(params, 'name');
+    if (target !== undefined) attributes[Attr.GenAiPromptName] = target;
+  } else if (
+    method === Method.ResourcesRead ||
+    method === Method.ResourcesSubscribe ||
+    method === Method.ResourcesUnsubscribe
+  ) {
+    target = stringParam(params, 'uri');
+    if (target !== undefined) attributes[Attr.McpResourceUri] = target;
+  }
+  return { name: target === undefined ? method : `${method} ${target}`, attributes };
+}
+
+/** The attributes of a span that also describe the histogram's point (the request id and session id do not). */
+export const METRIC_ATTRIBUTES: readonly string[] = [
+  Attr.McpMethodName,
+  Attr.GenAiOperationName,
+  Attr.GenAiToolName,
+  Attr.GenAiPromptName,
+  Attr.McpProtocolVersion,
+  Attr.NetworkTransport,
+  Attr.NetworkProtocolName,
+  Attr.ServerAddress,
+  Attr.ServerPort,
+  Attr.ErrorType,
+  Attr.RpcResponseStatusCode,
+];
+
+export function metricAttributes(span: Attributes): Attributes {
+  const picked: Attributes = {};
+  for (const key of METRIC_ATTRIBUTES) if (span[key] !== undefined) picked[key] = span[key];
+  return picked;
+}
+
+/**
+ * mcp.md: `error.type` is the JSON-RPC error code when the peer answered with an error; otherwise a
+ * low-cardinality name of the failure: the local error's code (`timeout`, `connection_closed`) or the
+ * exception's name.
+ */
+export function errorTypeOf(error: unknown): { type: string; code?: number } {
+  if (typeof error === 'object' && error !== null) {
+    const { code, name } = error as { code?: unknown; name?: unknown };
+    if (typeof code === 'number' && Number.isInteger(code)) return { type: String(code), code };
+    if (typeof code === 'string' && /^[a-z_]{1,64}$/.test(code)) return { type: code };
+    if (typeof name === 'string' && name.length > 0) return { type: name.slice(0, 128) };
+  }
+  return { type: '_OTHER' };
+}
+
+/** A tools/call result the tool itself marked failed (server/tools: Error Handling). */
+export function isToolError(method: string, result: unknown): boolean {
+  return (
+    method === Method.ToolsCall &&
+    typeof result === 'object' &&
+    result !== null &&
+    (result as { isError?: unknown }).isError === true
+  );
+}
+
+/** Opt-in content (arguments, results, messages) as the conventions record it: a JSON string, bounded. */
+export function contentAttribute(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? '';
+  } catch {
+    return undefined;
+  }
+  return text.length > MAX_CONTENT_LENGTH ? `${text.slice(0, MAX_CONTENT_LENGTH)}…` : text;
+}
