@@ -265,3 +265,33 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     expect(serverSpan?.attributes['jsonrpc.request.id']).toBe('2');
   });
 });
+
+describe('recordContent', () => {
+  it('puts tools/call arguments and results on both spans when opted in', async () => {
+    const spans = spanFile();
+    const client = await McpClient.connect(
+      {
+        command: process.execPath,
+        args: [OTEL_SERVER],
+        env: { OTEL_SPANS_FILE: spans.path, OTEL_RECORD_CONTENT: '1' },
+      },
+      { middleware: [clientTracing({ recordContent: true })], eraCache: new EraCache() },
+    );
+    try {
+      await underRoot(() => client.callTool({ name: 'echo', arguments: { text: 'private' } }));
+      const clientSpan = named(sdk.spans.getFinishedSpans(), 'tools/call echo');
+      expect(JSON.parse(String(clientSpan.attributes['gen_ai.tool.call.arguments']))).toEqual({
+        text: 'private',
+      });
+      expect(JSON.parse(String(clientSpan.attributes['gen_ai.tool.call.result'])).content).toEqual([
+        { type: 'text', text: 'private' },
+      ]);
+      const serverSpan = (await spans.waitFor('echo work')).find((s) => s.name === 'tools/call echo')!;
+      expect(serverSpan.attributes['gen_ai.tool.call.arguments']).toBe('{"text":"private"}');
+      expect(String(serverSpan.attributes['gen_ai.tool.call.result'])).toContain('private');
+    } finally {
+      await client.close();
+      spans.dispose();
+    }
+  });
+});
