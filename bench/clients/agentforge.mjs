@@ -13,13 +13,15 @@ function wrap(client) {
   };
 }
 
-export async function connectStdio({ command, args }) {
+// `extra`: more client options (the tracing rows' middleware).
+export async function connectStdio({ command, args }, extra = {}) {
   return wrap(
     await McpClient.connect(
       { command, args },
       {
         clientInfo: { name: 'bench', version: '1.0.0' },
         onstderr: (line) => process.stderr.write(`${line}\n`),
+        ...extra,
       },
     ),
   );

@@ -213,6 +213,42 @@ export const ROWS = [
     kind: 'cost',
     target: { op: '<=', value: 1.1, absolute: true },
   },
+  // OpenTelemetry (agentforge only: agentforge/otel on both sides of a stdio tools/call)
+  {
+    id: 'stdio-otel-off',
+    label: 'stdio: sequential tools/call, tracing not installed',
+    cell: 'stdio-otel',
+    spec: { scenario: 'stdio-otel', implsOnly: ['agentforge'] },
+    metric: (r) => r.rps,
+    unit: 'calls/s',
+    kind: 'throughput',
+  },
+  {
+    id: 'stdio-otel-cpu',
+    label: '  CPU per call, client + server, tracing not installed',
+    cell: 'stdio-otel',
+    metric: (r) => r.cpuOffUs,
+    unit: 'us',
+    kind: 'cost',
+  },
+  {
+    id: 'otel-installed-overhead',
+    label: '  CPU per call, tracing installed without an SDK vs not installed (x)',
+    cell: 'stdio-otel',
+    metric: (r) => r.installedOverhead,
+    unit: 'x',
+    kind: 'cost',
+    target: { op: '<=', value: 1.02, absolute: true },
+  },
+  {
+    id: 'otel-on-overhead',
+    label: '  CPU per call, tracing on (SDK, exporters dropping all) vs not installed (x)',
+    cell: 'stdio-otel',
+    metric: (r) => r.onOverhead,
+    unit: 'x',
+    kind: 'cost',
+    target: { op: '<=', value: 1.05, absolute: true },
+  },
   // 4. Startup
   {
     id: 'startup',

@@ -6,77 +6,84 @@
  */
 import { type Attributes, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { ClientMiddleware, ClientRequestContext } from '../client/pipeline.js';
+import type { Link } from '../client/link.js';
 import type { Result } from '../jsonrpc/connection.js';
 import { Method } from '../mcp/methods.js';
-import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { SseClientTransport } from '../transports/http/client/sse.js';
+import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import {
   Attr,
+  MetricAttributeSets,
   Metric,
   TOOL_ERROR,
   contentAttribute,
   errorTypeOf,
   isToolError,
-  metricAttributes,
   operationOf,
+  withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, injectTrace } from './instruments.js';
 
 /** mcp.md: Recording MCP transport: `pipe` for stdio, `tcp` under HTTP, with the HTTP server's address. */
-function transportAttributes(request: ClientRequestContext, attributes: Attributes): void {
-  const { transport, kind } = request.link;
-  if (kind === 'stdio') {
-    attributes[Attr.NetworkTransport] = 'pipe';
-    return;
-  }
+function transportAttributes(link: Link): Attributes {
+  const { transport, kind } = link;
+  if (kind === 'stdio') return { [Attr.NetworkTransport]: 'pipe' };
   const url =
     transport instanceof StreamableHttpClientTransport || transport instanceof SseClientTransport
       ? transport.url
       : undefined;
-  if (!url) return;
-  attributes[Attr.NetworkTransport] = 'tcp';
-  attributes[Attr.NetworkProtocolName] = 'http';
-  attributes[Attr.ServerAddress] = url.hostname.replace(/^\[|\]$/g, '');
-  attributes[Attr.ServerPort] = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  if (!url) return {};
+  return {
+    [Attr.NetworkTransport]: 'tcp',
+    [Attr.NetworkProtocolName]: 'http',
+    [Attr.ServerAddress]: url.hostname.replace(/^\[|\]$/g, ''),
+    [Attr.ServerPort]: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+  };
 }
 
-function protocolVersionOf(request: ClientRequestContext): string | undefined {
+function protocolVersionOf(request: ClientRequestContext): string {
   if (request.method === Method.Initialize) {
     const asked = request.params?.protocolVersion;
-    return typeof asked === 'string' ? asked : undefined;
+    return typeof asked === 'string' ? asked.slice(0, 64) : '';
   }
-  return request.codec.version || undefined;
+  return request.codec.version;
 }
 
-function failed(span: Span | undefined, attributes: Attributes, error: unknown): void {
-  const { type, code } = errorTypeOf(error);
-  attributes[Attr.ErrorType] = type;
-  if (code !== undefined) attributes[Attr.RpcResponseStatusCode] = String(code);
-  if (!span) return;
-  span.setAttributes(attributes);
-  if (error instanceof Error) span.recordException(error);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : type });
+function recordFailure(span: Span | undefined, error: unknown): { type: string; code?: number } {
+  const failure = errorTypeOf(error);
+  if (span) {
+    span.setAttribute(Attr.ErrorType, failure.type);
+    if (failure.code !== undefined) span.setAttribute(Attr.RpcResponseStatusCode, String(failure.code));
+    if (error instanceof Error) span.recordException(error);
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : failure.type,
+    });
+  }
+  return failure;
 }
 
-function finished(
+/** What a finished result adds to the span; the `error.type` of a tool error, if it is one. */
+function recordResult(
   span: Span | undefined,
-  attributes: Attributes,
   request: ClientRequestContext,
   result: Result,
   recordContent: boolean,
-): void {
-  if (isToolError(request.method, result)) {
-    attributes[Attr.ErrorType] = TOOL_ERROR;
-    span?.setStatus({ code: SpanStatusCode.ERROR, message: TOOL_ERROR });
+): string | undefined {
+  const toolError = isToolError(request.method, result);
+  if (!span) return toolError ? TOOL_ERROR : undefined;
+  if (toolError) {
+    span.setAttribute(Attr.ErrorType, TOOL_ERROR);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: TOOL_ERROR });
   }
   const transport = request.link.transport;
   if (transport instanceof StreamableHttpClientTransport && transport.sessionId)
-    span?.setAttribute(Attr.McpSessionId, transport.sessionId);
+    span.setAttribute(Attr.McpSessionId, transport.sessionId);
   if (recordContent && request.method === Method.ToolsCall) {
     const recorded = contentAttribute(result);
-    if (recorded !== undefined) span?.setAttribute(Attr.GenAiToolCallResult, recorded);
+    if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallResult, recorded);
   }
-  span?.setAttributes(attributes);
+  return toolError ? TOOL_ERROR : undefined;
 }
 
 /**
@@ -88,51 +95,61 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
     name: Metric.ClientOperationDuration,
     description: 'The duration of an MCP request or notification as the client observes it',
   });
+  const links = new WeakMap<Link, Attributes>();
+  const metricSets = new MetricAttributeSets();
   return (request, next) => {
     const tracer = instruments.tracer();
     const histogram = instruments.histogram();
     if (tracer === undefined && histogram === undefined) return next(request);
     const operation = operationOf(request.method, request.params);
-    const attributes: Attributes = { ...operation.attributes };
     const version = protocolVersionOf(request);
-    if (version) attributes[Attr.McpProtocolVersion] = version;
-    transportAttributes(request, attributes);
-    const parent = context.active();
-    const span = tracer?.startSpan(operation.name, { kind: SpanKind.CLIENT, attributes }, parent);
+    let linkAttributes = links.get(request.link);
+    if (linkAttributes === undefined) {
+      linkAttributes = transportAttributes(request.link);
+      links.set(request.link, linkAttributes);
+    }
+    const common = linkAttributes;
+    const metricBase = () => {
+      const attributes: Attributes = { ...operation.metricAttributes, ...common };
+      if (version) attributes[Attr.McpProtocolVersion] = version;
+      return attributes;
+    };
+    let span: Span | undefined;
     let options = request.options;
-    if (span) {
-      const fields = injectTrace(trace.setSpan(parent, span));
-      if (fields.traceparent) options = { ...options, ...fields };
+    if (tracer) {
+      const attributes: Attributes = Object.assign({}, operation.attributes, linkAttributes);
+      if (version) attributes[Attr.McpProtocolVersion] = version;
       if (instruments.recordContent && request.method === Method.ToolsCall) {
         const recorded = contentAttribute(request.params?.arguments);
-        if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
+        if (recorded !== undefined) attributes[Attr.GenAiToolCallArguments] = recorded;
       }
+      const parent = context.active();
+      span = tracer.startSpan(operation.name, { kind: SpanKind.CLIENT, attributes }, parent);
+      const fields = injectTrace(trace.setSpan(parent, span));
+      if (fields.traceparent) options = { ...options, ...fields };
     }
-    const started = performance.now();
-    const settle = () => {
+    const started = histogram ? performance.now() : 0;
+    const settle = (errorType: string | undefined, code?: number) => {
       span?.end();
-      histogram?.record((performance.now() - started) / 1000, metricAttributes(attributes));
+      if (!histogram) return;
+      const base = metricSets.for(`${request.link.key}\n${operation.name}\n${version}`, metricBase);
+      const attributes = errorType === undefined ? base : withError(base, errorType, code);
+      histogram.record((performance.now() - started) / 1000, attributes);
     };
-    let pending: Promise<Result>;
-    try {
-      pending = next(options === request.options ? request : { ...request, options });
-    } catch (error) {
-      failed(span, attributes, error);
-      settle();
-      throw error;
-    }
+    const pending = next(options === request.options ? request : { ...request, options });
     // The pipeline hands a request to its transport synchronously: the last id sent is this request's.
-    const id = request.kind === 'request' ? request.link.lastRequestId() : undefined;
-    if (id !== undefined) span?.setAttribute(Attr.JsonRpcRequestId, String(id));
+    if (span && request.kind === 'request') {
+      const id = request.link.lastRequestId();
+      if (id !== undefined) span.setAttribute(Attr.JsonRpcRequestId, String(id));
+    }
     return pending.then(
       (result) => {
-        finished(span, attributes, request, result, instruments.recordContent);
-        settle();
+        settle(recordResult(span, request, result, instruments.recordContent));
         return result;
       },
       (error: unknown) => {
-        failed(span, attributes, error);
-        settle();
+        const failure = recordFailure(span, error);
+        settle(failure.type, failure.code);
         throw error;
       },
     );

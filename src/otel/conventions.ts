@@ -55,8 +55,10 @@ const MAX_CONTENT_LENGTH = 64 * 1024;
 /** What one request is about, from its params: the span name's target and the attributes that name it. */
 export interface Operation {
   readonly name: string;
-  /** Attributes of both the span and the duration histogram (low cardinality, or the conventions ask for it). */
+  /** The span's attributes of the operation. */
   readonly attributes: Attributes;
+  /** The same without what only a span should carry (the resource URI: one series per URI otherwise). */
+  readonly metricAttributes: Attributes;
 }
 
 function stringParam(params: Record<string, unknown> | undefined, key: string): string | undefined {
@@ -66,45 +68,77 @@ function stringParam(params: Record<string, unknown> | undefined, key: string): 
 
 /** mcp.md: span name `{mcp.method.name} {target}`, the target being the tool, prompt or resource asked for. */
 export function operationOf(method: string, params: Record<string, unknown> | undefined): Operation {
-  const attributes: Attributes = { [Attr.McpMethodName]: method };
-  let target: string | undefined;
   if (method === Method.ToolsCall) {
-    target = stringParam(params, 'name');
-    attributes[Attr.GenAiOperationName] = 'execute_tool';
-    if (target !== undefined) attributes[Attr.GenAiToolName] = target;
-  } else if (method === Method.PromptsGet) {
-    target = stringParam(params, 'name');
-    if (target !== undefined) attributes[Attr.GenAiPromptName] = target;
-  } else if (
+    const target = stringParam(params, 'name');
+    const attributes: Attributes =
+      target === undefined
+        ? { [Attr.McpMethodName]: method, [Attr.GenAiOperationName]: 'execute_tool' }
+        : {
+            [Attr.McpMethodName]: method,
+            [Attr.GenAiOperationName]: 'execute_tool',
+            [Attr.GenAiToolName]: target,
+          };
+    return {
+      name: target === undefined ? method : `${method} ${target}`,
+      attributes,
+      metricAttributes: attributes,
+    };
+  }
+  if (method === Method.PromptsGet) {
+    const target = stringParam(params, 'name');
+    const attributes: Attributes =
+      target === undefined
+        ? { [Attr.McpMethodName]: method }
+        : { [Attr.McpMethodName]: method, [Attr.GenAiPromptName]: target };
+    return {
+      name: target === undefined ? method : `${method} ${target}`,
+      attributes,
+      metricAttributes: attributes,
+    };
+  }
+  const plain: Attributes = { [Attr.McpMethodName]: method };
+  if (
     method === Method.ResourcesRead ||
     method === Method.ResourcesSubscribe ||
     method === Method.ResourcesUnsubscribe
   ) {
-    target = stringParam(params, 'uri');
-    if (target !== undefined) attributes[Attr.McpResourceUri] = target;
+    const target = stringParam(params, 'uri');
+    if (target !== undefined)
+      return {
+        name: `${method} ${target}`,
+        attributes: { [Attr.McpMethodName]: method, [Attr.McpResourceUri]: target },
+        metricAttributes: plain,
+      };
   }
-  return { name: target === undefined ? method : `${method} ${target}`, attributes };
+  return { name: method, attributes: plain, metricAttributes: plain };
 }
 
-/** The attributes of a span that also describe the histogram's point (the request id and session id do not). */
-export const METRIC_ATTRIBUTES: readonly string[] = [
-  Attr.McpMethodName,
-  Attr.GenAiOperationName,
-  Attr.GenAiToolName,
-  Attr.GenAiPromptName,
-  Attr.McpProtocolVersion,
-  Attr.NetworkTransport,
-  Attr.NetworkProtocolName,
-  Attr.ServerAddress,
-  Attr.ServerPort,
-  Attr.ErrorType,
-  Attr.RpcResponseStatusCode,
-];
+/** Metric attribute sets kept per operation: the SDK hashes each set it is given, a shared one costs no copy. */
+const MAX_METRIC_SETS = 512;
 
-export function metricAttributes(span: Attributes): Attributes {
-  const picked: Attributes = {};
-  for (const key of METRIC_ATTRIBUTES) if (span[key] !== undefined) picked[key] = span[key];
-  return picked;
+/**
+ * The histogram's attributes per operation (method, target, revision, transport: low cardinality, unlike the
+ * request and session ids), made once and shared by every point of that operation. Bounded: past the bound
+ * (a peer inventing names) a set is made per point.
+ */
+export class MetricAttributeSets {
+  readonly #sets = new Map<string, Attributes>();
+
+  for(key: string, make: () => Attributes): Attributes {
+    let set = this.#sets.get(key);
+    if (set === undefined) {
+      set = make();
+      if (this.#sets.size < MAX_METRIC_SETS) this.#sets.set(key, set);
+    }
+    return set;
+  }
+}
+
+/** `base` with the failure's `error.type` (and JSON-RPC code): failures are rare, each gets its own set. */
+export function withError(base: Attributes, errorType: string, code: number | undefined): Attributes {
+  const attributes: Attributes = { ...base, [Attr.ErrorType]: errorType };
+  if (code !== undefined) attributes[Attr.RpcResponseStatusCode] = String(code);
+  return attributes;
 }
 
 /**

@@ -13,11 +13,13 @@ import { isRecord } from '../util/record.js';
 import {
   Attr,
   Metric,
+  MetricAttributeSets,
+  type Operation,
   TOOL_ERROR,
   contentAttribute,
   isToolError,
-  metricAttributes,
   operationOf,
+  withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, extractTrace } from './instruments.js';
 
@@ -35,16 +37,23 @@ function carrierOf(request: IncomingRequest): Record<string, unknown> {
   return carrier;
 }
 
-function requestAttributes(request: IncomingRequest, operation: Attributes): Attributes {
-  const attributes: Attributes = { ...operation, [Attr.JsonRpcRequestId]: String(request.id) };
+function protocolVersionOf(request: IncomingRequest): string {
   const asked = request.method === 'initialize' ? request.params?.protocolVersion : undefined;
-  const version = typeof asked === 'string' ? asked : request.protocolVersion;
-  if (version) attributes[Attr.McpProtocolVersion] = version.slice(0, 64);
-  // mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers.
-  if (request.extra?.headers) {
-    attributes[Attr.NetworkTransport] = 'tcp';
-    attributes[Attr.NetworkProtocolName] = 'http';
-  } else attributes[Attr.NetworkTransport] = 'pipe';
+  return (typeof asked === 'string' ? asked : request.protocolVersion).slice(0, 64);
+}
+
+/** mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers. */
+const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
+const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
+
+function spanAttributes(request: IncomingRequest, operation: Operation, version: string): Attributes {
+  const attributes: Attributes = Object.assign(
+    {},
+    operation.attributes,
+    request.extra?.headers ? OVER_HTTP : OVER_PIPE,
+  );
+  attributes[Attr.JsonRpcRequestId] = String(request.id);
+  if (version) attributes[Attr.McpProtocolVersion] = version;
   const sessionId = request.extra?.sessionId;
   if (typeof sessionId === 'string') attributes[Attr.McpSessionId] = sessionId;
   return attributes;
@@ -53,22 +62,22 @@ function requestAttributes(request: IncomingRequest, operation: Attributes): Att
 /** Ends the span and records the duration, whatever the outcome; returns what the handler gave. */
 class ServerOperation {
   readonly #span: Span | undefined;
-  readonly #attributes: Attributes;
+  readonly #metricBase: Attributes;
   readonly #started = performance.now();
 
   constructor(
     readonly request: IncomingRequest,
     span: Span | undefined,
-    attributes: Attributes,
+    metricBase: Attributes,
     readonly instruments: Instruments,
   ) {
     this.#span = span;
-    this.#attributes = attributes;
+    this.#metricBase = metricBase;
   }
 
   succeeded(result: JSONObject): JSONObject {
-    if (isToolError(this.request.method, result)) {
-      this.#attributes[Attr.ErrorType] = TOOL_ERROR;
+    const toolError = isToolError(this.request.method, result);
+    if (toolError) {
       this.#span?.setAttribute(Attr.ErrorType, TOOL_ERROR);
       this.#span?.setStatus({ code: SpanStatusCode.ERROR, message: TOOL_ERROR });
     }
@@ -76,31 +85,30 @@ class ServerOperation {
       const recorded = contentAttribute(result);
       if (recorded !== undefined) this.#span?.setAttribute(Attr.GenAiToolCallResult, recorded);
     }
-    this.#end();
+    this.#end(toolError ? withError(this.#metricBase, TOOL_ERROR, undefined) : this.#metricBase);
     return result;
   }
 
   /** The error as the client will see it: the JSON-RPC code the server answers with. */
   failed(error: unknown): never {
-    const code = String(toWireError(error).code);
-    this.#attributes[Attr.ErrorType] = code;
-    this.#attributes[Attr.RpcResponseStatusCode] = code;
+    const code = toWireError(error).code;
+    const type = String(code);
     if (this.#span) {
-      this.#span.setAttributes({ [Attr.ErrorType]: code, [Attr.RpcResponseStatusCode]: code });
+      this.#span.setAttributes({ [Attr.ErrorType]: type, [Attr.RpcResponseStatusCode]: type });
       if (error instanceof Error) this.#span.recordException(error);
       this.#span.setStatus({
         code: SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : code,
+        message: error instanceof Error ? error.message : type,
       });
     }
-    this.#end();
+    this.#end(withError(this.#metricBase, type, code));
     throw error;
   }
 
-  #end(): void {
+  #end(metricAttributes: Attributes): void {
     this.#span?.end();
     const duration = (performance.now() - this.#started) / 1000;
-    this.instruments.histogram()?.record(duration, metricAttributes(this.#attributes));
+    this.instruments.histogram()?.record(duration, metricAttributes);
   }
 }
 
@@ -113,18 +121,30 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     name: Metric.ServerOperationDuration,
     description: 'The duration of an MCP request or notification as the server observes it',
   });
+  const metricSets = new MetricAttributeSets();
   return (request, handle) => {
     const tracer = instruments.tracer();
     if (tracer === undefined && instruments.histogram() === undefined) return handle();
     const operation = operationOf(request.method, request.params);
-    const attributes = requestAttributes(request, operation.attributes);
-    const parent = tracer ? extractTrace(carrierOf(request)) : context.active();
-    const span = tracer?.startSpan(operation.name, { kind: SpanKind.SERVER, attributes }, parent);
-    if (span && instruments.recordContent && request.method === 'tools/call') {
-      const recorded = contentAttribute(request.params?.arguments);
-      if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
+    const version = protocolVersionOf(request);
+    const overHttp = request.extra?.headers !== undefined;
+    const metricBase = metricSets.for(`${overHttp}\n${operation.name}\n${version}`, () => {
+      const attributes: Attributes = { ...operation.metricAttributes, ...(overHttp ? OVER_HTTP : OVER_PIPE) };
+      if (version) attributes[Attr.McpProtocolVersion] = version;
+      return attributes;
+    });
+    let span: Span | undefined;
+    let parent = context.active();
+    if (tracer) {
+      const attributes = spanAttributes(request, operation, version);
+      if (instruments.recordContent && request.method === 'tools/call') {
+        const recorded = contentAttribute(request.params?.arguments);
+        if (recorded !== undefined) attributes[Attr.GenAiToolCallArguments] = recorded;
+      }
+      parent = extractTrace(carrierOf(request));
+      span = tracer.startSpan(operation.name, { kind: SpanKind.SERVER, attributes }, parent);
     }
-    const tracked = new ServerOperation(request, span, attributes, instruments);
+    const tracked = new ServerOperation(request, span, metricBase, instruments);
     let result: ReturnType<typeof handle>;
     try {
       result = span ? context.with(trace.setSpan(parent, span), handle) : handle();
