@@ -232,19 +232,34 @@ const scenarios = {
       ),
     );
   },
-  // tools/call over stdio with tracing off (nothing installed), installed with no SDK registered, and on with
-  // an SDK exporting nowhere; client and server traced alike; three agentforge pairs in alternating blocks.
-  // CPU per call (client + server) is the steadier figure on a shared machine; calls/s is reported too.
-  'stdio-otel': async () => {
+  // tools/call with tracing off (nothing installed), installed with no SDK registered, and on with an SDK
+  // exporting nowhere; client and server traced alike; three agentforge pairs in alternating blocks, over
+  // stdio or (spec.transport 'http') Streamable HTTP. CPU per call (client + server) is the steadier figure on
+  // a shared machine; calls/s is reported too.
+  'otel-overhead': async () => {
     const { clientTracing } = await import('../dist/otel/index.js');
     const { otelOptions } = await import('./lib/otel.mjs');
     const pairs = [];
+    const servers = [];
     try {
       for (const mode of [undefined, 'installed', 'sdk']) {
+        const serverArgs = mode ? [`--otel=${mode}`] : [];
+        const extra = mode ? { middleware: [clientTracing(await otelOptions(mode))] } : {};
+        if (spec.transport === 'http') {
+          const server = await startHttpServer('agentforge', [
+            '--transport=http',
+            '--mode=modern',
+            ...serverArgs,
+          ]);
+          servers.push(server);
+          const client = await impl.connectHttp(server.url, { mode: 'modern', extra });
+          pairs.push({ client, pid: server.child.pid });
+          continue;
+        }
         const before = new Set(childPids());
         const client = await impl.connectStdio(
-          serverCommand('agentforge', ['--transport=stdio', ...(mode ? [`--otel=${mode}`] : [])]),
-          mode ? { middleware: [clientTracing(await otelOptions(mode))] } : {},
+          serverCommand('agentforge', ['--transport=stdio', ...serverArgs]),
+          extra,
         );
         pairs.push({ client, pid: childPids().find((pid) => !before.has(pid)) });
       }
@@ -266,6 +281,7 @@ const scenarios = {
       };
     } finally {
       await Promise.all(pairs.map(({ client }) => client.close()));
+      await Promise.all(servers.map((server) => server.stop()));
     }
   },
   'http-seq': () =>

@@ -27,8 +27,12 @@ export async function connectStdio({ command, args }, extra = {}) {
   );
 }
 
-export async function connectHttp(url, { mode, headers }) {
-  const options = { clientInfo: { name: 'bench', version: '1.0.0' }, ...(headers ? { headers } : {}) };
+export async function connectHttp(url, { mode, headers, extra = {} }) {
+  const options = {
+    clientInfo: { name: 'bench', version: '1.0.0' },
+    ...(headers ? { headers } : {}),
+    ...extra,
+  };
   if (mode === 'legacy') options.protocolVersion = '2025-11-25';
   return wrap(await McpClient.connect(url, options));
 }
