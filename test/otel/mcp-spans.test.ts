@@ -135,6 +135,10 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       return { content: [{ type: 'text', text: 'ok' }] };
     });
     server.registerTool('fails', { description: 'Fails' }, () => ({ content: [], isError: true }));
+    server.registerTool('slow', { description: 'Answers late' }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return { content: [] };
+    });
     listening = await server.listen({ port: 0 });
   });
   afterAll(() => listening?.close());
@@ -219,6 +223,24 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       expect(echo?.attributes['jsonrpc.request.id']).toBeUndefined();
       expect(fails?.attributes['error.type']).toBe('tool_error');
     }
+  });
+
+  it('a local failure is error.type its code: a call that timed out', async () => {
+    const client = await McpClient.connect(listening.url, {
+      middleware: [clientTracing()],
+      eraCache: new EraCache(),
+    });
+    try {
+      await expect(client.callTool({ name: 'slow', arguments: {} }, { timeoutMs: 50 })).rejects.toThrow();
+    } finally {
+      await client.close();
+    }
+    const span = sdk.spans
+      .getFinishedSpans()
+      .find((s) => s.name === 'tools/call slow' && s.kind === SpanKind.CLIENT);
+    expect(span?.attributes['error.type']).toBe('timeout');
+    expect(span?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span?.events.map((event) => event.name)).toContain('exception');
   });
 
   it('takes the parent from the HTTP headers when _meta carries none', async () => {
