@@ -13,13 +13,14 @@ import { SseClientTransport } from '../transports/http/client/sse.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import {
   Attr,
-  MetricAttributeSets,
   Metric,
+  OperationCache,
   TOOL_ERROR,
   contentAttribute,
   errorTypeOf,
   isToolError,
-  operationOf,
+  recordedOperation,
+  targetOf,
   withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, injectTrace } from './instruments.js';
@@ -95,36 +96,30 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
     name: Metric.ClientOperationDuration,
     description: 'The duration of an MCP request or notification as the client observes it',
   });
-  const links = new WeakMap<Link, Attributes>();
-  const metricSets = new MetricAttributeSets();
+  const operations = new OperationCache();
   return (request, next) => {
     const tracer = instruments.tracer();
     const histogram = instruments.histogram();
     if (tracer === undefined && histogram === undefined) return next(request);
-    const operation = operationOf(request.method, request.params);
+    const { method, params, link } = request;
     const version = protocolVersionOf(request);
-    let linkAttributes = links.get(request.link);
-    if (linkAttributes === undefined) {
-      linkAttributes = transportAttributes(request.link);
-      links.set(request.link, linkAttributes);
-    }
-    const common = linkAttributes;
-    const metricBase = () => {
-      const attributes: Attributes = { ...operation.metricAttributes, ...common };
-      if (version) attributes[Attr.McpProtocolVersion] = version;
-      return attributes;
-    };
+    const operation = operations.get(
+      `${link.key}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
+      () => recordedOperation(method, params, transportAttributes(link), version),
+    );
     let span: Span | undefined;
     let options = request.options;
     if (tracer) {
-      const attributes: Attributes = Object.assign({}, operation.attributes, linkAttributes);
-      if (version) attributes[Attr.McpProtocolVersion] = version;
-      if (instruments.recordContent && request.method === Method.ToolsCall) {
-        const recorded = contentAttribute(request.params?.arguments);
-        if (recorded !== undefined) attributes[Attr.GenAiToolCallArguments] = recorded;
-      }
       const parent = context.active();
-      span = tracer.startSpan(operation.name, { kind: SpanKind.CLIENT, attributes }, parent);
+      span = tracer.startSpan(
+        operation.name,
+        { kind: SpanKind.CLIENT, attributes: operation.spanAttributes },
+        parent,
+      );
+      if (instruments.recordContent && method === Method.ToolsCall) {
+        const recorded = contentAttribute(params?.arguments);
+        if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
+      }
       const fields = injectTrace(trace.setSpan(parent, span));
       if (fields.traceparent) options = { ...options, ...fields };
     }
@@ -132,7 +127,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
     const settle = (errorType: string | undefined, code?: number) => {
       span?.end();
       if (!histogram) return;
-      const base = metricSets.for(`${request.link.key}\n${operation.name}\n${version}`, metricBase);
+      const base = operation.metricAttributes;
       const attributes = errorType === undefined ? base : withError(base, errorType, code);
       histogram.record((performance.now() - started) / 1000, attributes);
     };

@@ -113,25 +113,60 @@ export function operationOf(method: string, params: Record<string, unknown> | un
   return { name: method, attributes: plain, metricAttributes: plain };
 }
 
-/** Metric attribute sets kept per operation: the SDK hashes each set it is given, a shared one costs no copy. */
-const MAX_METRIC_SETS = 512;
+/** The target of a request's span name: the tool or prompt name, or the resource URI (bounded). */
+export function targetOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
+  if (method === Method.ToolsCall || method === Method.PromptsGet) return stringParam(params, 'name');
+  if (
+    method === Method.ResourcesRead ||
+    method === Method.ResourcesSubscribe ||
+    method === Method.ResourcesUnsubscribe
+  )
+    return stringParam(params, 'uri');
+  return undefined;
+}
+
+/** An operation as one side records it; both attribute sets are shared by its every request, never changed. */
+export interface RecordedOperation {
+  readonly name: string;
+  /** What a span starts with (the SDK copies them). */
+  readonly spanAttributes: Attributes;
+  /** The histogram's point attributes: low cardinality, no request or session ids, no resource URI. */
+  readonly metricAttributes: Attributes;
+}
+
+const MAX_OPERATIONS = 512;
 
 /**
- * The histogram's attributes per operation (method, target, revision, transport: low cardinality, unlike the
- * request and session ids), made once and shared by every point of that operation. Bounded: past the bound
- * (a peer inventing names) a set is made per point.
+ * The recorded operations by method, target, revision and transport: made once, so a request costs a lookup,
+ * not a set of attribute objects. Bounded: past the bound (a peer inventing names) each request makes its own.
  */
-export class MetricAttributeSets {
-  readonly #sets = new Map<string, Attributes>();
+export class OperationCache {
+  readonly #operations = new Map<string, RecordedOperation>();
 
-  for(key: string, make: () => Attributes): Attributes {
-    let set = this.#sets.get(key);
-    if (set === undefined) {
-      set = make();
-      if (this.#sets.size < MAX_METRIC_SETS) this.#sets.set(key, set);
+  get(key: string, make: () => RecordedOperation): RecordedOperation {
+    let operation = this.#operations.get(key);
+    if (operation === undefined) {
+      operation = make();
+      if (this.#operations.size < MAX_OPERATIONS) this.#operations.set(key, operation);
     }
-    return set;
+    return operation;
   }
+}
+
+/** The operation of `method` over a transport described by `transport`, in revision `version`. */
+export function recordedOperation(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  transport: Attributes,
+  version: string,
+): RecordedOperation {
+  const operation = operationOf(method, params);
+  const common: Attributes = version ? { ...transport, [Attr.McpProtocolVersion]: version } : transport;
+  return {
+    name: operation.name,
+    spanAttributes: { ...operation.attributes, ...common },
+    metricAttributes: { ...operation.metricAttributes, ...common },
+  };
 }
 
 /** `base` with the failure's `error.type` (and JSON-RPC code): failures are rare, each gets its own set. */

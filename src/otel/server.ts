@@ -13,12 +13,12 @@ import { isRecord } from '../util/record.js';
 import {
   Attr,
   Metric,
-  MetricAttributeSets,
-  type Operation,
+  OperationCache,
   TOOL_ERROR,
   contentAttribute,
   isToolError,
-  operationOf,
+  recordedOperation,
+  targetOf,
   withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, extractTrace } from './instruments.js';
@@ -45,19 +45,6 @@ function protocolVersionOf(request: IncomingRequest): string {
 /** mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers. */
 const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
 const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
-
-function spanAttributes(request: IncomingRequest, operation: Operation, version: string): Attributes {
-  const attributes: Attributes = Object.assign(
-    {},
-    operation.attributes,
-    request.extra?.headers ? OVER_HTTP : OVER_PIPE,
-  );
-  attributes[Attr.JsonRpcRequestId] = String(request.id);
-  if (version) attributes[Attr.McpProtocolVersion] = version;
-  const sessionId = request.extra?.sessionId;
-  if (typeof sessionId === 'string') attributes[Attr.McpSessionId] = sessionId;
-  return attributes;
-}
 
 /** Ends the span and records the duration, whatever the outcome; returns what the handler gave. */
 class ServerOperation {
@@ -121,30 +108,35 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     name: Metric.ServerOperationDuration,
     description: 'The duration of an MCP request or notification as the server observes it',
   });
-  const metricSets = new MetricAttributeSets();
+  const operations = new OperationCache();
   return (request, handle) => {
     const tracer = instruments.tracer();
     if (tracer === undefined && instruments.histogram() === undefined) return handle();
-    const operation = operationOf(request.method, request.params);
+    const { method, params } = request;
     const version = protocolVersionOf(request);
     const overHttp = request.extra?.headers !== undefined;
-    const metricBase = metricSets.for(`${overHttp}\n${operation.name}\n${version}`, () => {
-      const attributes: Attributes = { ...operation.metricAttributes, ...(overHttp ? OVER_HTTP : OVER_PIPE) };
-      if (version) attributes[Attr.McpProtocolVersion] = version;
-      return attributes;
-    });
+    const operation = operations.get(
+      `${overHttp}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
+      () => recordedOperation(method, params, overHttp ? OVER_HTTP : OVER_PIPE, version),
+    );
     let span: Span | undefined;
     let parent = context.active();
     if (tracer) {
-      const attributes = spanAttributes(request, operation, version);
-      if (instruments.recordContent && request.method === 'tools/call') {
-        const recorded = contentAttribute(request.params?.arguments);
-        if (recorded !== undefined) attributes[Attr.GenAiToolCallArguments] = recorded;
-      }
       parent = extractTrace(carrierOf(request));
-      span = tracer.startSpan(operation.name, { kind: SpanKind.SERVER, attributes }, parent);
+      span = tracer.startSpan(
+        operation.name,
+        { kind: SpanKind.SERVER, attributes: operation.spanAttributes },
+        parent,
+      );
+      span.setAttribute(Attr.JsonRpcRequestId, String(request.id));
+      const sessionId = request.extra?.sessionId;
+      if (typeof sessionId === 'string') span.setAttribute(Attr.McpSessionId, sessionId);
+      if (instruments.recordContent && method === 'tools/call') {
+        const recorded = contentAttribute(params?.arguments);
+        if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
+      }
     }
-    const tracked = new ServerOperation(request, span, metricBase, instruments);
+    const tracked = new ServerOperation(request, span, operation.metricAttributes, instruments);
     let result: ReturnType<typeof handle>;
     try {
       result = span ? context.with(trace.setSpan(parent, span), handle) : handle();
