@@ -108,6 +108,24 @@ async function alternate(ops, ms) {
   return totals.map((t) => ({ rps: t.ops / t.s }));
 }
 
+// As `alternate`, also measuring CPU per op: this process's during each block, plus the block's server's.
+async function alternateCpu(ops, pids, ms) {
+  const rounds = 4;
+  const totals = ops.map(() => ({ ops: 0, s: 0, cpuUs: 0 }));
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, op] of ops.entries()) {
+      const client0 = process.cpuUsage();
+      const server0 = cpuTicks(pids[i]);
+      const res = await sequential(op, ms / rounds / ops.length, false);
+      const client = process.cpuUsage(client0);
+      totals[i].cpuUs += client.user + client.system + (cpuTicks(pids[i]) - server0) * TICK_US;
+      totals[i].ops += res.ops;
+      totals[i].s += res.ops / res.rps;
+    }
+  }
+  return totals.map((t) => ({ rps: t.ops / t.s, cpuUs: t.cpuUs / t.ops }));
+}
+
 const echo = (client) => async () => check(await client.call('echo', echoArgs), ECHO_TEXT);
 const warm = (op) => sequential(op, spec.warmupMs, false);
 
@@ -213,6 +231,58 @@ const scenarios = {
         bearerFor,
       ),
     );
+  },
+  // tools/call with tracing off (nothing installed), installed with no SDK registered, and on with an SDK
+  // exporting nowhere; client and server traced alike; three agentforge pairs in alternating blocks, over
+  // stdio or (spec.transport 'http') Streamable HTTP. CPU per call (client + server) is the steadier figure on
+  // a shared machine; calls/s is reported too.
+  'otel-overhead': async () => {
+    const { clientTracing } = await import('../dist/otel/index.js');
+    const { otelOptions } = await import('./lib/otel.mjs');
+    const pairs = [];
+    const servers = [];
+    try {
+      for (const mode of [undefined, 'installed', 'sdk']) {
+        const serverArgs = mode ? [`--otel=${mode}`] : [];
+        const extra = mode ? { middleware: [clientTracing(await otelOptions(mode))] } : {};
+        if (spec.transport === 'http') {
+          const server = await startHttpServer('agentforge', [
+            '--transport=http',
+            '--mode=modern',
+            ...serverArgs,
+          ]);
+          servers.push(server);
+          const client = await impl.connectHttp(server.url, { mode: 'modern', extra });
+          pairs.push({ client, pid: server.child.pid });
+          continue;
+        }
+        const before = new Set(childPids());
+        const client = await impl.connectStdio(
+          serverCommand('agentforge', ['--transport=stdio', ...serverArgs]),
+          extra,
+        );
+        pairs.push({ client, pid: childPids().find((pid) => !before.has(pid)) });
+      }
+      const ops = pairs.map(({ client }) => echo(client));
+      await alternate(ops, 2 * spec.warmupMs);
+      const [off, installed, on] = await alternateCpu(
+        ops,
+        pairs.map((p) => p.pid),
+        3 * spec.durationMs,
+      );
+      return {
+        rps: off.rps,
+        rpsOn: on.rps,
+        cpuOffUs: off.cpuUs,
+        cpuInstalledUs: installed.cpuUs,
+        cpuOnUs: on.cpuUs,
+        installedOverhead: installed.cpuUs / off.cpuUs,
+        onOverhead: on.cpuUs / off.cpuUs,
+      };
+    } finally {
+      await Promise.all(pairs.map(({ client }) => client.close()));
+      await Promise.all(servers.map((server) => server.stop()));
+    }
   },
   'http-seq': () =>
     withHttp(spec.serverArgs ?? [], async (client, pid) => {

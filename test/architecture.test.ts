@@ -44,6 +44,9 @@ const allowed: Record<string, string[]> = {
   // reaches into the agent, and client and server code under it stay in separate files.
   extensions: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'extensions'],
   providers: ['util', 'providers', 'agent/model.ts'],
+  // OpenTelemetry sits beside the layers it instruments, through their seams (client middleware, the
+  // server's request hook, the agent's tracing hook); nothing but the CLI imports it.
+  otel: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'agent', 'otel'],
   conformance: ['*'],
   cli: ['*'],
   'index.ts': ['util', 'jsonrpc', 'mcp', 'client', 'server'],
@@ -96,6 +99,15 @@ describe('architecture', () => {
       }
     }
     expect(crossings).toEqual([]);
+  });
+
+  // @opentelemetry/api is an optional peer: only agentforge/otel imports it, and the CLI only dynamically.
+  it('only agentforge/otel imports OpenTelemetry statically', () => {
+    const importers = files(src)
+      .filter((file) => /^\s*import[^(]*from\s*'@opentelemetry\//m.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(src, file))
+      .filter((file) => !file.startsWith('otel/'));
+    expect(importers).toEqual([]);
   });
 
   it('knows every layer under src/', () => {

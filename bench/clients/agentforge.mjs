@@ -13,20 +13,26 @@ function wrap(client) {
   };
 }
 
-export async function connectStdio({ command, args }) {
+// `extra`: more client options (the tracing rows' middleware).
+export async function connectStdio({ command, args }, extra = {}) {
   return wrap(
     await McpClient.connect(
       { command, args },
       {
         clientInfo: { name: 'bench', version: '1.0.0' },
         onstderr: (line) => process.stderr.write(`${line}\n`),
+        ...extra,
       },
     ),
   );
 }
 
-export async function connectHttp(url, { mode, headers }) {
-  const options = { clientInfo: { name: 'bench', version: '1.0.0' }, ...(headers ? { headers } : {}) };
+export async function connectHttp(url, { mode, headers, extra = {} }) {
+  const options = {
+    clientInfo: { name: 'bench', version: '1.0.0' },
+    ...(headers ? { headers } : {}),
+    ...extra,
+  };
   if (mode === 'legacy') options.protocolVersion = '2025-11-25';
   return wrap(await McpClient.connect(url, options));
 }

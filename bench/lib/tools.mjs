@@ -106,6 +106,7 @@ export function parseServerArgs(argv = process.argv.slice(2)) {
     else if (k === 'mode') opts.mode = v;
     else if (k === 'tools') opts.tools = Number(v);
     else if (k === 'minimal') opts.minimal = true;
+    else if (k === 'otel') opts.otel = v;
     else if (k === 'auth') opts.auth = JSON.parse(Buffer.from(v, 'base64url').toString('utf8'));
   }
   return opts;

@@ -16,7 +16,16 @@ import {
 } from '../lib/tools.mjs';
 
 const opts = parseServerArgs();
-const server = new McpServer({ name: 'bench-agentforge', version: '0.1.0' });
+// --otel=installed|sdk: the tracing hook without an SDK, or with one exporting nowhere (bench/lib/otel.mjs).
+const tracing = opts.otel
+  ? (await import('../../dist/otel/index.js')).serverTracing(
+      await (await import('../lib/otel.mjs')).otelOptions(opts.otel),
+    )
+  : undefined;
+const server = new McpServer(
+  { name: 'bench-agentforge', version: '0.1.0' },
+  tracing ? { aroundRequest: tracing } : {},
+);
 server.registerTool('echo', { description: 'Echo the text back', inputSchema: echoSchema }, ({ text }) =>
   textResult(text),
 );

@@ -32,6 +32,7 @@ import { type ResultLimits, toResultParts } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
 import { ProtocolFailure, type ToolExecution, executeTool } from './tool-execution.js';
 import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
+import type { AgentTracing } from './tracing.js';
 
 export interface AgentOptions {
   readonly model: ChatModel;
@@ -64,6 +65,8 @@ export interface AgentOptions {
    * tool-search.ts; default `{ enabled: 'auto' }`); `false` always offers every tool.
    */
   readonly toolSearch?: ToolSearchOptions | false;
+  /** Spans of runs, model turns and tool calls (agentforge/otel's `agentTracing()`); default none. */
+  readonly tracing?: AgentTracing;
 }
 
 export interface RunOptions {
@@ -110,8 +113,10 @@ export class Agent {
         ? options.approval
         : new ApprovalGate(this.#gateOptions(options.approval));
     const middleware = options.middleware ?? [];
+    const { tracing } = options;
     const modelLayers = middleware.flatMap((m) => (m.model ? [m.model] : [])) as ModelMiddleware[];
-    const toolLayers: ToolMiddleware[] = [];
+    if (tracing?.chat) modelLayers.unshift(tracing.chat(options.model.id));
+    const toolLayers: ToolMiddleware[] = tracing?.tool ? [tracing.tool] : [];
     if (options.audit) {
       const user = options.audit.user ?? safeUser();
       toolLayers.push(auditMiddleware(options.audit.sink, { user, model: options.model.id }));
@@ -133,7 +138,13 @@ export class Agent {
   }
 
   /** Runs one task (or continues a conversation) to an answer. Never throws for tool or model failures. */
-  async run(input: string, options: RunOptions = {}): Promise<RunResult> {
+  run(input: string, options: RunOptions = {}): Promise<RunResult> {
+    const { tracing, model } = this.#options;
+    if (!tracing) return this.#runToEnd(input, options);
+    return tracing.invokeAgent({ model: model.id, input }, () => this.#runToEnd(input, options));
+  }
+
+  async #runToEnd(input: string, options: RunOptions): Promise<RunResult> {
     const state = this.#startRun(input, options);
     this.#emitters.set(state.runId, state.emit);
     this.#loadedByRun.set(state.runId, state.loaded);

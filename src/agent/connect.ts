@@ -8,7 +8,7 @@ import { type ClientHandlers, type ClientOptions, McpClient } from '../client/in
 import { capabilitiesFromHandlers } from '../client/input.js';
 import { withTasksCapability } from '../extensions/tasks/client.js';
 import { PACKAGE_VERSION } from '../util/version.js';
-import type { ClientEvent, ConnectContext, Connector } from './client-surface.js';
+import type { ClientEvent, ConnectContext, Connector, HostClient } from './client-surface.js';
 import type { ServerConfig } from './config.js';
 import { oauthProviderFor } from './oauth.js';
 import { withTaskCalls } from './task-client.js';
@@ -21,7 +21,24 @@ const FORWARDED: readonly ClientEvent[] = [
   'close',
 ];
 
-export const mcpClientConnector: Connector = async (config: ServerConfig, context: ConnectContext) => {
+/** What `clientConnector` adds to every client it opens. */
+export interface ClientConnectorOptions {
+  /** Request middleware of each client (agentforge/otel's `clientTracing()`). */
+  readonly middleware?: ClientOptions['middleware'];
+}
+
+/** The default connector, with `options` applied to each client: `McpHost.start(config, { connector })`. */
+export function clientConnector(connectorOptions: ClientConnectorOptions): Connector {
+  return (config, context) => connectClient(config, context, connectorOptions);
+}
+
+export const mcpClientConnector: Connector = (config, context) => connectClient(config, context, {});
+
+async function connectClient(
+  config: ServerConfig,
+  context: ConnectContext,
+  connectorOptions: ClientConnectorOptions,
+): Promise<HostClient> {
   const { target } = config;
   const { elicitation, sampling, task } = context.handlers;
   // Only what the host can answer is declared: the client derives its capabilities from these handlers.
@@ -42,6 +59,7 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),
   };
   if (context.onStderr) options.onstderr = context.onStderr;
+  if (connectorOptions.middleware) options.middleware = connectorOptions.middleware;
   const oauth = oauthProviderFor(config);
   if (oauth) options.oauth = oauth;
   const client =
@@ -70,4 +88,4 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
   for (const event of forwarded) client.on(event, () => context.onEvent(event));
   await client.listChangesReady();
   return withTaskCalls(client, handlers, task);
-};
+}

@@ -35,7 +35,7 @@ export {
   loadConfig,
   parseConfig,
 } from './config.js';
-export { mcpClientConnector } from './connect.js';
+export { type ClientConnectorOptions, clientConnector, mcpClientConnector } from './connect.js';
 export { DEMO_MODEL_ID, DEMO_MODEL_LABEL, DemoModel } from './demo-model.js';
 export {
   type AgentEvent,
@@ -67,6 +67,7 @@ export {
   deniedOutcome,
 } from './middleware.js';
 export { type OfferedSkill, skillsContext } from './skills.js';
+export type { AgentRunStart, AgentTracing } from './tracing.js';
 export { LLM_NAME_PATTERN, type ToolNamer, assignNames, prefixedName, sanitizeName } from './naming.js';
 export { type RegisteredTool, type RegistryChange, type ServerSnapshot, ToolRegistry } from './registry.js';
 export {

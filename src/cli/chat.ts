@@ -16,6 +16,7 @@ import {
   stderrLogger,
   warnUnmatched,
 } from './setup.js';
+import { agentTracingOption } from './telemetry.js';
 import { Terminal } from './terminal.js';
 
 const OPTIONS = {
@@ -53,6 +54,7 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
     const agent = new Agent({
       model: chosen.model,
       host,
+      ...agentTracingOption(),
       ...(values.system ? { system: values.system } : {}),
       approval: {
         policy: parseApprovalPolicy(values.approve),

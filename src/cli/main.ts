@@ -26,6 +26,7 @@ import { promptsCommand } from './prompts.js';
 import { resourcesCommand } from './resources.js';
 import { runCommand } from './run.js';
 import { closest, didYouMean } from './suggest.js';
+import { startTelemetry, stopTelemetry } from './telemetry.js';
 import { toolsCommand } from './tools.js';
 import { packageVersion } from './version.js';
 
@@ -74,10 +75,13 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
     process.stdout.write(commandHelp(sub ?? command.spec, sub ? command.spec : undefined));
     return EXIT.ok;
   }
+  await startTelemetry(process.env, (line) => process.stderr.write(`${line}\n`));
   try {
     return await command.run(rest, signal);
   } catch (error) {
     throw withSuggestion(error, sub ?? command.spec, sub ? `${name} ${sub.name}` : name);
+  } finally {
+    await stopTelemetry();
   }
 }
 

@@ -20,6 +20,7 @@ import {
   stderrLogger,
   warnUnmatched,
 } from './setup.js';
+import { agentTracingOption } from './telemetry.js';
 import { Terminal } from './terminal.js';
 
 export const RUN_OPTIONS = {
@@ -98,6 +99,7 @@ function buildAgent(
   return new Agent({
     model,
     host,
+    ...agentTracingOption(),
     ...(values.system ? { system: values.system } : {}),
     ...(maxSteps === undefined ? {} : { maxSteps }),
     approval: {

@@ -4,6 +4,7 @@ import { DEMO_MODEL_ID, DemoModel } from '../agent/demo-model.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
 import { GlobSet } from '../agent/glob.js';
 import type { HostConfig } from '../agent/config.js';
+import { clientConnector } from '../agent/connect.js';
 import { type HostOptions, McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
 import { createModel } from '../providers/index.js';
@@ -11,6 +12,7 @@ import type { Logger } from '../util/logger.js';
 import { loadHostConfig } from './discover.js';
 import { CliFailure, UsageError, oneLine } from './errors.js';
 import { didYouMean } from './suggest.js';
+import { telemetryConnector } from './telemetry.js';
 
 export { UsageError } from './errors.js';
 
@@ -30,7 +32,9 @@ export async function openHost(
 ) {
   const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
   const { verbose, ...hostOptions } = options;
+  const traced = telemetryConnector();
   return McpHost.start(config, {
+    ...(traced ? { connector: clientConnector(traced) } : {}),
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },
     serverLogs: cliServerLogs(verbose === true),

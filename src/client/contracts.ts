@@ -23,8 +23,19 @@ export interface ServerState {
 }
 
 /** What one round trip needs on the wire: the connection's options plus the caller's trace. */
-export interface WireRequestOptions extends RequestOptions {
+export interface WireRequestOptions extends RequestOptions, TraceContext {}
+
+/**
+ * W3C Trace Context of one request, carried in `_meta` (2026-07-28 basic/index: `traceparent`, `tracestate` and
+ * `baggage` are reserved for it) and, over HTTP, in the headers of the same names.
+ */
+export interface TraceContext {
+  /** W3C traceparent (`_meta.traceparent`). */
   traceparent?: string;
+  /** W3C tracestate, sent only with a traceparent. */
+  tracestate?: string;
+  /** W3C baggage, sent only with a traceparent. */
+  baggage?: string;
 }
 
 /** Sends one request during connect, through the client's middleware (see `ClientRequestContext.connecting`). */
@@ -74,13 +85,11 @@ export interface Link {
 }
 
 /** What a caller can set on one call. */
-export interface CallOptions {
+export interface CallOptions extends TraceContext {
   signal?: AbortSignal;
   timeoutMs?: number;
   maxTotalTimeoutMs?: number;
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** W3C traceparent for this call (`_meta.traceparent`). */
-  traceparent?: string;
   /** tools/call is never retried after a connection failure unless this is set. */
   retry?: boolean;
 }

@@ -338,17 +338,19 @@ interface DirectRequestContext extends ClientRequestContext {
 }
 
 /**
- * Connect-time and subscription requests: the codec's envelope with only the caller's signal and timeout (no
- * client defaults, no trace); notifications resolve once sent.
+ * Connect-time and subscription requests: the codec's envelope with only the caller's signal, timeout and trace
+ * (a tracing middleware's, so initialize joins the trace too; no client defaults); notifications resolve once
+ * sent.
  */
 function sendDirect(context: DirectRequestContext): Promise<Result> {
   const { connection } = context.link;
   if (context.kind === 'notification')
     return connection.notify(context.method, context.params).then(() => SENT, rethrowUnwrapped);
-  const { timeoutMs, signal } = context.options;
+  const { timeoutMs, signal, traceparent, tracestate, baggage } = context.options;
   const options: WireRequestOptions = {};
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (signal !== undefined) options.signal = signal;
+  if (traceparent) Object.assign(options, { traceparent, tracestate, baggage });
   const answer = context.codec.send(connection, context.method, context.params, options);
   // Connection.request hands the message to the transport synchronously: the last id sent is this one's.
   context.sent?.(context.link.lastRequestId());

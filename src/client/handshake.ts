@@ -11,6 +11,7 @@ import type { LoggingLevel, SubscriptionFilter } from '../mcp/types.js';
 import { StreamableHttpClientTransport } from '../transports/http/client/streamable.js';
 import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
+import { writeTrace } from './trace.js';
 import { rethrowUnwrapped } from './failures.js';
 import type {
   ActiveSubscription,
@@ -42,10 +43,12 @@ export class HandshakeCodec implements ClientEraCodec {
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
   ): Promise<Result> {
-    const traceparent = options.traceparent;
-    const withTrace = traceparent
-      ? { ...params, _meta: { ...(params?._meta as object | undefined), traceparent } }
-      : params;
+    let withTrace = params;
+    if (options.traceparent) {
+      const meta: Record<string, unknown> = { ...(params?._meta as object | undefined) };
+      writeTrace(meta, options);
+      withTrace = { ...params, _meta: meta };
+    }
     return connection.request(method, withTrace, options).then(undefined, rethrowUnwrapped);
   }
 

@@ -39,6 +39,7 @@ export type {
   RequestOptionsLite,
   RestartPolicy,
   StdioTarget,
+  TraceContext,
 } from './types.js';
 export {
   HttpStatusError,

@@ -55,7 +55,11 @@ export class RequestDefaults {
     if (options.signal) requestOptions.signal = options.signal;
     if (options.onprogress)
       requestOptions.onprogress = options.onprogress as (p: Record<string, unknown>) => void;
-    if (traceparent) requestOptions.traceparent = traceparent;
+    if (traceparent) {
+      requestOptions.traceparent = traceparent;
+      if (options.tracestate) requestOptions.tracestate = options.tracestate;
+      if (options.baggage) requestOptions.baggage = options.baggage;
+    }
     return requestOptions;
   }
 

@@ -12,6 +12,7 @@ import { MetaKey } from '../mcp/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../mcp/methods.js';
 import { statelessVersions } from '../mcp/revisions.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/types.js';
+import { writeTrace } from './trace.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { listenWire } from './listen.js';
 import type { ClientEraCodec, SubscriptionWire, WireRequestOptions } from './contracts.js';
@@ -100,17 +101,17 @@ export class StatelessCodec implements ClientEraCodec {
     return meta;
   }
 
-  withMeta(params: Record<string, unknown> | undefined, traceparent?: string): Record<string, unknown> {
+  withMeta(params: Record<string, unknown> | undefined, trace?: WireRequestOptions): Record<string, unknown> {
     const callerMeta = params?._meta as Record<string, unknown> | undefined;
     // Object.assign, then a store: on Node 20 a spread with an extra property (`{ ...params, _meta }`)
     // takes a slow runtime path costing about a microsecond per call.
     const outgoing: Record<string, unknown> = Object.assign({}, params);
-    if (callerMeta === undefined && !traceparent) {
+    if (callerMeta === undefined && !trace?.traceparent) {
       outgoing._meta = this.#baseMeta;
       return outgoing;
     }
     const meta = this.#buildMeta(callerMeta ?? {});
-    if (traceparent) meta[MetaKey.TraceParent] = traceparent;
+    if (trace) writeTrace(meta, trace);
     outgoing._meta = meta;
     return outgoing;
   }
@@ -126,13 +127,13 @@ export class StatelessCodec implements ClientEraCodec {
     options: WireRequestOptions,
   ): Promise<Result> {
     return connection
-      .request(method, this.withMeta(params, options.traceparent), options)
+      .request(method, this.withMeta(params, options), options)
       .then(undefined, (error: unknown) => {
         const next = pickStatelessVersion(supportedVersionsOf(error));
         if (next === undefined) throw unwrapError(error);
         this.version = next;
         return connection
-          .request(method, this.withMeta(params, options.traceparent), options)
+          .request(method, this.withMeta(params, options), options)
           .then(undefined, rethrowUnwrapped);
       });
   }

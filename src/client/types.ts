@@ -15,7 +15,7 @@ import type { StdioServerParameters } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
 import type { EraCache, TransportKindCache } from './server-caches.js';
-import type { ClientMiddleware } from './contracts.js';
+import type { ClientMiddleware, TraceContext } from './contracts.js';
 
 /** What the server asked for, and on whose behalf: the request that needed input (or none, legacy push). */
 export interface InputContext {
@@ -101,10 +101,11 @@ export interface ClientOptions {
   transportKindCache?: TransportKindCache;
 }
 
-export interface RequestOptionsLite {
+export type { TraceContext } from './contracts.js';
+
+export interface RequestOptionsLite extends TraceContext {
   signal?: AbortSignal;
   timeoutMs?: number;
-  traceparent?: string;
 }
 
 export type StdioTarget = StdioServerParameters;

@@ -10,6 +10,7 @@ export const MetaKey = {
   ProgressToken: 'progressToken',
   TraceParent: 'traceparent',
   TraceState: 'tracestate',
+  Baggage: 'baggage',
 } as const;
 
 /** HTTP headers of the Streamable HTTP transport. */

@@ -27,6 +27,7 @@ export {
 export type { StatelessRequestContext } from '../mcp/request-context.js';
 export type { ServerSession } from './session.js';
 
+export type { IncomingRequest, RequestHook } from './request-hook.js';
 export type { RequestStateOptions } from './request-state.js';
 export type {
   AuthInfo,

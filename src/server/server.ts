@@ -17,6 +17,7 @@ import type {
   ToolDefinition,
 } from './core.js';
 import { Collection, pick } from './registry.js';
+import type { RequestHook } from './request-hook.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
 import { definePrompt, defineTool } from './define.js';
 import { CORE_ROUTES, RouteTable } from './routes.js';
@@ -62,6 +63,11 @@ export interface McpServerOptions {
   requestState?: RequestStateOptions;
   /** Concurrent subscriptions/listen streams (default 100). */
   maxListens?: number;
+  /**
+   * Runs around every request the server answers, in either era (agentforge/otel's `serverTracing()` makes
+   * a SERVER span of each); see `RequestHook`.
+   */
+  aroundRequest?: RequestHook;
   /** Extra capabilities to advertise (experimental, extensions). */
   capabilities?: ServerCapabilities;
   logger?: Logger;
@@ -120,6 +126,7 @@ export class McpServer {
       logger: options.logger ?? silentLogger,
       listens: this.#listens,
       extensions: this.#extensions,
+      aroundRequest: options.aroundRequest,
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);

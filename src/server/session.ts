@@ -20,6 +20,7 @@ import {
 import type { RevisionCodec } from './codec.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, sessionInputBackend } from './input.js';
+import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, HandshakeRouteScope, RouteTable, SessionControl } from './routes.js';
 import type { ListChange } from './subscriptions.js';
 import { isRecord } from '../util/record.js';
@@ -115,7 +116,18 @@ export class HandshakeSession implements ServerSession, SessionControl {
       const codec = this.#codec;
       if (!codec && !beforeInitialize)
         throw new RpcError(ErrorCode.InvalidRequest, 'Server not initialized: send initialize first');
-      return route.handle(new SessionScope(this, this.#core, codec, params, context));
+      const scope = new SessionScope(this, this.#core, codec, params, context);
+      const hook = this.#core.aroundRequest;
+      if (hook === undefined) return route.handle(scope);
+      const request: IncomingRequest = {
+        method: route.method,
+        id: context.id,
+        params: isRecord(params) ? params : undefined,
+        era: 'handshake',
+        protocolVersion: scope.protocolVersion,
+        extra: context.extra,
+      };
+      return hook(request, () => route.handle(scope));
     };
   }
 

@@ -23,6 +23,7 @@ import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 import { type RequestStateBinding, principalOf } from './request-state.js';
+import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 import { isRecord } from '../util/record.js';
 
@@ -134,7 +135,11 @@ export class StatelessDispatcher {
   handle(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONRPCResponse> {
     let result: MaybePromise<JSONObject>;
     try {
-      result = this.#dispatch(request, context);
+      const hook = this.#core.aroundRequest;
+      result =
+        hook === undefined
+          ? this.#dispatch(request, context)
+          : hook(incomingRequest(request, context), () => this.#dispatch(request, context));
     } catch (error) {
       return this.#failed(request, error);
     }
@@ -207,6 +212,20 @@ export class StatelessDispatcher {
     const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: input.consumed });
     return codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
   }
+}
+
+/** What a request hook sees of a 2026-07-28 request (its revision from `_meta`, unchecked until dispatch). */
+function incomingRequest(request: JSONRPCRequest, context: StatelessRequestContext): IncomingRequest {
+  const meta = request.params?._meta;
+  const version = isRecord(meta) ? meta[MetaKey.ProtocolVersion] : undefined;
+  return {
+    method: request.method,
+    id: request.id,
+    params: request.params,
+    era: 'stateless',
+    protocolVersion: typeof version === 'string' ? version : '',
+    extra: context.extra,
+  };
 }
 
 /** A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. */

@@ -3,6 +3,7 @@
  * Shared by the client (which writes `Mcp-Name` / `Mcp-Param-*`) and the server (which checks them against
  * the body). Pure functions, no I/O.
  */
+import { MetaKey } from '../../mcp/meta.js';
 import { isRecord } from '../../util/record.js';
 
 const SENTINEL_PREFIX = '=?base64?';
@@ -137,4 +138,21 @@ export function valueAtPath(args: unknown, path: readonly string[]): unknown {
     current = current[key];
   }
   return current === null ? undefined : current;
+}
+
+/** What a W3C trace header may hold here: visible ASCII and inner spaces, at most 8 KiB. */
+const TRACE_HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]{0,8190}[\x21-\x7e])?$/;
+const TRACE_KEYS = [MetaKey.TraceParent, MetaKey.TraceState, MetaKey.Baggage] as const;
+
+/**
+ * W3C Trace Context over HTTP: the trace a request carries in `_meta` goes in the headers of the same names too,
+ * so HTTP proxies and instrumentation on the way join the same trace. A value no header may carry stays in
+ * `_meta` only.
+ */
+export function copyTraceHeaders(meta: unknown, headers: Record<string, unknown>): void {
+  if (typeof meta !== 'object' || meta === null || !(MetaKey.TraceParent in meta)) return;
+  for (const key of TRACE_KEYS) {
+    const value = (meta as Record<string, unknown>)[key];
+    if (typeof value === 'string' && TRACE_HEADER_VALUE.test(value)) headers[key] = value;
+  }
 }

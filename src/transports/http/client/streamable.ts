@@ -7,7 +7,7 @@ import type { Transport } from '../../../jsonrpc/transport.js';
 import { Header, MetaKey } from '../../../mcp/meta.js';
 import { NAMED_METHODS } from '../../../mcp/methods.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
-import { encodeHeaderValue } from '../header-values.js';
+import { copyTraceHeaders, encodeHeaderValue } from '../header-values.js';
 import { ActiveRequest } from './active-request.js';
 import { type GetStreamHost, GetStreams, type StreamState } from './get-stream.js';
 import { ERROR_BODY_CAP, HttpStatusError, errorHeadersOf } from './errors.js';
@@ -26,7 +26,6 @@ import {
 } from './node-http.js';
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
-
 /**
  * The client side of Streamable HTTP: one POST per message, answered by a JSON body or a per-request SSE
  * stream. Cancelling a request destroys its HTTP request, which is the 2026-07-28 cancellation signal.
@@ -119,7 +118,13 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   #headers(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
-    if (this.mode === 'session') return this.#sessionHeaders(accept);
+    const headers =
+      this.mode === 'session' ? this.#sessionHeaders(accept) : this.#statelessHeaders(message, accept);
+    if ('method' in message) copyTraceHeaders(message.params?._meta, headers);
+    return headers;
+  }
+
+  #statelessHeaders(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
     const headers = this.#baseHeaders();
     headers.accept = accept;
     if (!('method' in message)) return headers;

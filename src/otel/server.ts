@@ -1,0 +1,152 @@
+/**
+ * SERVER spans and the `mcp.server.operation.duration` histogram for every request an `McpServer` answers, as
+ * its request hook (`McpServerOptions.aroundRequest`). The parent is the caller's trace from `_meta`, else from
+ * the W3C headers of the HTTP request (mcp.md: Context propagation), and the handler runs in the span's
+ * context, so its own spans are children.
+ */
+import { type Attributes, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { toWireError } from '../jsonrpc/errors.js';
+import type { JSONObject } from '../mcp/types.js';
+import type { IncomingRequest, RequestHook } from '../server/request-hook.js';
+import { isPromise } from '../util/maybe-promise.js';
+import { isRecord } from '../util/record.js';
+import {
+  Attr,
+  Metric,
+  OperationCache,
+  TOOL_ERROR,
+  contentAttribute,
+  isToolError,
+  recordedOperation,
+  targetOf,
+  withError,
+} from './conventions.js';
+import { Instruments, type TelemetryOptions, extractTrace } from './instruments.js';
+
+/** The trace the request carries: `_meta` first (the spec's place for it), then the HTTP headers. */
+function carrierOf(request: IncomingRequest): Record<string, unknown> {
+  const meta = request.params?._meta;
+  if (isRecord(meta) && typeof meta.traceparent === 'string') return meta;
+  const headers = request.extra?.headers;
+  if (!headers) return {};
+  const carrier: Record<string, unknown> = {};
+  for (const key of ['traceparent', 'tracestate', 'baggage']) {
+    const value = headers.get(key);
+    if (value !== null) carrier[key] = value;
+  }
+  return carrier;
+}
+
+function protocolVersionOf(request: IncomingRequest): string {
+  const asked = request.method === 'initialize' ? request.params?.protocolVersion : undefined;
+  return (typeof asked === 'string' ? asked : request.protocolVersion).slice(0, 64);
+}
+
+/** mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers. */
+const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
+const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
+
+/** Ends the span and records the duration, whatever the outcome; returns what the handler gave. */
+class ServerOperation {
+  readonly #span: Span | undefined;
+  readonly #metricBase: Attributes;
+  readonly #started = performance.now();
+
+  constructor(
+    readonly request: IncomingRequest,
+    span: Span | undefined,
+    metricBase: Attributes,
+    readonly instruments: Instruments,
+  ) {
+    this.#span = span;
+    this.#metricBase = metricBase;
+  }
+
+  succeeded(result: JSONObject): JSONObject {
+    const toolError = isToolError(this.request.method, result);
+    if (toolError) {
+      this.#span?.setAttribute(Attr.ErrorType, TOOL_ERROR);
+      this.#span?.setStatus({ code: SpanStatusCode.ERROR, message: TOOL_ERROR });
+    }
+    if (this.instruments.recordContent && this.request.method === 'tools/call') {
+      const recorded = contentAttribute(result);
+      if (recorded !== undefined) this.#span?.setAttribute(Attr.GenAiToolCallResult, recorded);
+    }
+    this.#end(toolError ? withError(this.#metricBase, TOOL_ERROR, undefined) : this.#metricBase);
+    return result;
+  }
+
+  /** The error as the client will see it: the JSON-RPC code the server answers with. */
+  failed(error: unknown): never {
+    const code = toWireError(error).code;
+    const type = String(code);
+    if (this.#span) {
+      this.#span.setAttributes({ [Attr.ErrorType]: type, [Attr.RpcResponseStatusCode]: type });
+      if (error instanceof Error) this.#span.recordException(error);
+      this.#span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : type,
+      });
+    }
+    this.#end(withError(this.#metricBase, type, code));
+    throw error;
+  }
+
+  #end(metricAttributes: Attributes): void {
+    this.#span?.end();
+    const duration = (performance.now() - this.#started) / 1000;
+    this.instruments.histogram()?.record(duration, metricAttributes);
+  }
+}
+
+/**
+ * The server hook: `new McpServer(info, { aroundRequest: serverTracing() })`. With no SDK registered (and no
+ * providers given) it runs the handler and nothing else.
+ */
+export function serverTracing(options: TelemetryOptions = {}): RequestHook {
+  const instruments = new Instruments(options, {
+    name: Metric.ServerOperationDuration,
+    description: 'The duration of an MCP request or notification as the server observes it',
+  });
+  const operations = new OperationCache();
+  return (request, handle) => {
+    const tracer = instruments.tracer();
+    if (tracer === undefined && instruments.histogram() === undefined) return handle();
+    const { method, params } = request;
+    const version = protocolVersionOf(request);
+    const overHttp = request.extra?.headers !== undefined;
+    const operation = operations.get(
+      `${overHttp}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
+      () => recordedOperation(method, params, overHttp ? OVER_HTTP : OVER_PIPE, version),
+    );
+    let span: Span | undefined;
+    let parent = context.active();
+    if (tracer) {
+      parent = extractTrace(carrierOf(request));
+      span = tracer.startSpan(
+        operation.name,
+        { kind: SpanKind.SERVER, attributes: operation.spanAttributes },
+        parent,
+      );
+      span.setAttribute(Attr.JsonRpcRequestId, String(request.id));
+      const sessionId = request.extra?.sessionId;
+      if (typeof sessionId === 'string') span.setAttribute(Attr.McpSessionId, sessionId);
+      if (instruments.recordContent && method === 'tools/call') {
+        const recorded = contentAttribute(params?.arguments);
+        if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
+      }
+    }
+    const tracked = new ServerOperation(request, span, operation.metricAttributes, instruments);
+    let result: ReturnType<typeof handle>;
+    try {
+      result = span ? context.with(trace.setSpan(parent, span), handle) : handle();
+    } catch (error) {
+      return tracked.failed(error);
+    }
+    if (!isPromise(result)) return tracked.succeeded(result);
+    return Promise.resolve(result).then(
+      (value) => tracked.succeeded(value),
+      (error: unknown) => tracked.failed(error),
+    );
+  };
+}

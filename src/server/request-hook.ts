@@ -1,0 +1,31 @@
+/**
+ * A hook around every request the server answers, in either era: tracing and metrics (agentforge/otel) sit
+ * here. Absent, dispatch takes its plain path: no closure, no object per request.
+ */
+import type { RequestId } from '../jsonrpc/messages.js';
+import type { MessageExtra } from '../jsonrpc/transport.js';
+import type { Era } from '../mcp/revisions.js';
+import type { JSONObject } from '../mcp/types.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
+
+/** One incoming request as the hook sees it, before its handler runs. */
+export interface IncomingRequest {
+  readonly method: string;
+  readonly id: RequestId;
+  /** The peer's params, unchecked. */
+  readonly params: JSONObject | undefined;
+  readonly era: Era;
+  /** The revision the request is answered in (2026-07-28: its `_meta`; handshake: the session's, or ''). */
+  readonly protocolVersion: string;
+  /** What the transport tells of the request: HTTP headers, session id, auth info (none over stdio). */
+  readonly extra: MessageExtra | undefined;
+}
+
+/**
+ * Runs around one request: calls `handle` once and returns (or rethrows) what it gives. A thrown error is
+ * answered as a JSON-RPC error, as a handler's is.
+ */
+export type RequestHook = (
+  request: IncomingRequest,
+  handle: () => MaybePromise<JSONObject>,
+) => MaybePromise<JSONObject>;
