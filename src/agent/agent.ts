@@ -14,6 +14,7 @@ import {
   type ToolCallRecord,
   eventStream,
 } from './events.js';
+import { watchCall } from './call-events.js';
 import type { McpHost } from './host.js';
 import {
   type AgentMiddleware,
@@ -362,7 +363,11 @@ export class Agent {
       };
     }
     try {
-      const result = await this.options.host.callTool(tool, context.arguments, { signal: context.signal });
+      const result = await this.options.host.callTool(
+        tool,
+        context.arguments,
+        watchCall(this.emitters.get(context.runId), context, tool),
+      );
       return { status: 'ok', result, arguments: context.arguments };
     } catch (error) {
       const aborted = context.signal.aborted;

@@ -42,6 +42,7 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
     ...(target.kind === 'http' ? { headers: { ...target.headers }, transport: target.mode } : {}),
   };
   if (context.onStderr) options.onstderr = context.onStderr;
+  if (context.logLevel) options.logLevel = context.logLevel;
   const oauth = oauthProviderFor(config);
   if (oauth) options.oauth = oauth;
   const client =
@@ -68,6 +69,8 @@ export const mcpClientConnector: Connector = async (config: ServerConfig, contex
       (event !== 'promptsListChanged' || config.expose.prompts),
   );
   for (const event of forwarded) client.on(event, () => context.onEvent(event));
+  const onLog = context.onLog;
+  if (onLog) client.on('log', (message) => onLog(message));
   await client.listChangesReady();
   return withTaskCalls(client, handlers, task);
 };

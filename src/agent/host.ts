@@ -12,6 +12,8 @@ import type {
   ElicitRequestParams,
   ElicitResult,
   GetPromptResult,
+  LoggingLevel,
+  LoggingMessageParams,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -24,6 +26,7 @@ import type {
   HostClient,
   ServerRequestHandlers,
   TaskUpdate,
+  ToolCallOptions,
 } from './client-surface.js';
 import type { HostConfig } from './config.js';
 import { mcpClientConnector } from './connect.js';
@@ -48,7 +51,9 @@ export type HostEvent =
   | { readonly type: 'list_changed'; readonly server: string; readonly list: ClientEvent }
   | { readonly type: 'registry_changed'; readonly change: RegistryChange }
   /** A tool call running as a task (SEP-2663): shown as running until a terminal status. */
-  | ({ readonly type: 'task'; readonly server: string } & TaskUpdate);
+  | ({ readonly type: 'task'; readonly server: string } & TaskUpdate)
+  /** A server's notifications/message (client/utilities/logging), as it sent it: check what you show. */
+  | { readonly type: 'log'; readonly server: string; readonly message: LoggingMessageParams };
 
 /** Server-initiated requests, with the server that sent them. */
 export interface HostRequestHandlers {
@@ -87,6 +92,11 @@ export interface HostOptions {
   readonly handlers?: HostRequestHandlers;
   readonly logger?: Logger;
   readonly onEvent?: (event: HostEvent) => void;
+  /**
+   * The least severe server log to ask for (logging/setLevel on handshake sessions, `_meta` logLevel on
+   * 2026-07-28 requests); the messages arrive as `log` events. Default: none asked for.
+   */
+  readonly logLevel?: LoggingLevel;
   /** Keep each stdio server's stderr in a log file of its own (see server-logs.ts); closed with the host. */
   readonly serverLogs?: ServerLogs;
   /** Aborting it while `start()` waits for servers shuts every server down and rejects with its reason. */
@@ -116,6 +126,9 @@ export class McpHost {
       reconnect: options.reconnect ?? true,
       logger: options.logger ?? silentLogger,
       ...(options.serverLogs ? { serverLogs: options.serverLogs } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      onLog: (slot: ServerSlot, message: LoggingMessageParams) =>
+        this.emit({ type: 'log', server: slot.config.name, message }),
       onChange: (slot: ServerSlot, what: SlotChange) => this.onSlotChange(slot, what),
     };
     for (const server of config.servers) {
@@ -216,7 +229,7 @@ export class McpHost {
   async callTool(
     tool: RegisteredTool,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal } = {},
+    options: Omit<ToolCallOptions, 'timeoutMs'> = {},
   ): Promise<CallToolResult> {
     const slot = this.slots.get(tool.server);
     const client = slot?.client;
@@ -227,7 +240,13 @@ export class McpHost {
       );
     }
     try {
-      return await this.callOn(client, tool, args, slot.config.timeoutMs, options.signal);
+      const timeoutMs = slot.config.timeoutMs;
+      return await this.callOn(
+        client,
+        tool,
+        args,
+        timeoutMs === undefined ? options : { ...options, timeoutMs },
+      );
     } catch (error) {
       // A request that could not reach the server may mean the server is gone (over HTTP nothing else
       // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
@@ -250,9 +269,9 @@ export class McpHost {
     client: HostClient,
     tool: RegisteredTool,
     args: Record<string, unknown>,
-    timeoutMs: number | undefined,
-    signal: AbortSignal | undefined,
+    options: ToolCallOptions,
   ): Promise<CallToolResult> {
+    const { signal } = options;
     if (tool.kind === 'resource') {
       const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
       return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -264,10 +283,7 @@ export class McpHost {
       );
       return { content: promptAsContent(prompt) };
     }
-    return client.callTool(
-      { name: tool.mcpName, arguments: args },
-      { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-    );
+    return client.callTool({ name: tool.mcpName, arguments: args }, options);
   }
 
   /** Resources of every ready server (or one), with the server that has them. */
