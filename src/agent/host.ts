@@ -47,6 +47,8 @@ export type HostEvent =
       readonly server: string;
       readonly state: ServerState;
       readonly error?: string;
+      /** The tools it offers, when it became ready. */
+      readonly tools?: number;
     }
   | { readonly type: 'list_changed'; readonly server: string; readonly list: ClientEvent }
   | { readonly type: 'registry_changed'; readonly change: RegistryChange }
@@ -378,6 +380,7 @@ export class McpHost {
         server,
         state: slot.state,
         ...(slot.error ? { error: slot.error } : {}),
+        ...(slot.state === 'ready' ? { tools: slot.tools.length } : {}),
       });
     } else {
       this.emit({ type: 'list_changed', server, list: what });

@@ -5,13 +5,16 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
 import { loadHostConfig } from './discover.js';
+import { Activity, activityMode } from './activity.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
+import { RunView } from './run-view.js';
 import {
   AGENT_STARTUP_MS,
   NO_MODEL_MESSAGE,
   UsageError,
   chooseModel,
   openHost,
+  parseLogLevel,
   requireSomeServer,
   stderrLogger,
   warnUnmatched,
@@ -25,6 +28,8 @@ const OPTIONS = {
   group: { type: 'string', multiple: true },
   audit: { type: 'string' },
   system: { type: 'string' },
+  'log-level': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
@@ -34,19 +39,39 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
   if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
   // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
   const config = await loadHostConfig(values.config, signal);
-  const terminal = new Terminal(process.stdin, process.stdout);
+  const logLevel = parseLogLevel(values['log-level']);
+  // The conversation (answers, tool lines, questions) is on stdout; spinners and progress on stderr.
+  const activity = new Activity({
+    mode: activityMode(process.stderr, values.quiet),
+    output: process.stdout,
+    answers: process.stdout,
+  });
+  const view = new RunView(activity, {
+    callLines: false,
+    readyLines: false,
+    streamAnswers: true,
+    logLevel: logLevel ?? 'warning',
+  });
+  const print = (line: string) => activity.line(line);
+  const terminal = new Terminal(process.stdin, process.stdout, activity);
+  view.connecting(config);
   const host = await openHost(config, {
     signal,
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
-    logger: stderrLogger(values.verbose),
+    logger: stderrLogger(values.verbose, print),
     verbose: values.verbose,
+    print,
+    onEvent: view.onHost,
+    ...(logLevel ? { logLevel } : {}),
     handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
     offerSampling: true,
   }).catch((error: unknown) => {
+    activity.close();
     terminal.close();
     throw error;
   });
+  view.started(config);
   try {
     requireSomeServer(host);
     warnUnmatched(host, values.approve, values.group);
@@ -77,42 +102,42 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
         history = [];
         continue;
       }
-      history = await turn(agent, terminal, input, history, values.group, signal);
+      history = await turn(agent, { terminal, view, activity }, input, history, values.group, signal);
     }
   } finally {
+    activity.close();
     terminal.close();
     await host.close();
   }
 }
 
+interface ChatScreen {
+  readonly terminal: Terminal;
+  readonly view: RunView;
+  readonly activity: Activity;
+}
+
 async function turn(
   agent: Agent,
-  terminal: Terminal,
+  screen: ChatScreen,
   input: string,
   history: readonly ChatMessage[],
   groups: string[] | undefined,
   signal: AbortSignal,
 ): Promise<readonly ChatMessage[]> {
-  let streaming = false;
   const result = await agent.run(input, {
     history,
     signal,
     ...(groups ? { groups } : {}),
     onEvent: (event) => {
-      if (event.type === 'text_delta') {
-        streaming = true;
-        terminal.write(event.text);
-        return;
-      }
-      if (event.type === 'model_end' && streaming) {
-        terminal.write('\n');
-        streaming = false;
-      }
+      screen.view.onAgent(event);
       const line = renderEvent(event, false);
-      if (line && event.type !== 'model_start') terminal.write(`  · ${line}\n`);
+      if (line && event.type !== 'model_start') screen.activity.line(`  · ${line}`);
     },
   });
   if (result.stopReason !== 'answer' && !signal.aborted)
-    terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
+    screen.terminal.write(
+      `(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`,
+    );
   return result.messages;
 }

@@ -9,13 +9,16 @@ import { toTranscript } from '../agent/transcript.js';
 import type { RunResult } from '../agent/events.js';
 import { loadHostConfig } from './discover.js';
 import { EXIT } from './errors.js';
+import { Activity, activityMode } from './activity.js';
 import { renderEvent } from './render.js';
+import { RunView } from './run-view.js';
 import {
   AGENT_STARTUP_MS,
   NO_MODEL_MESSAGE,
   UsageError,
   chooseModel,
   openHost,
+  parseLogLevel,
   requireSomeServer,
   stderrLogger,
   warnUnmatched,
@@ -32,6 +35,8 @@ export const RUN_OPTIONS = {
   audit: { type: 'string' },
   system: { type: 'string' },
   'no-input': { type: 'boolean', default: false },
+  'log-level': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
@@ -45,20 +50,40 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
   // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
   const config = await loadHostConfig(values.config, signal);
   const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
+  const logLevel = parseLogLevel(values['log-level']);
+  // With --json and no one watching stderr, a script reads the transcript: no step lines.
+  const quiet = values.quiet || (values.json && !process.stderr.isTTY);
+  const activity = new Activity({ mode: activityMode(process.stderr, quiet), output: process.stderr });
+  const view = new RunView(activity, {
+    callLines: !values.verbose,
+    readyLines: true,
+    streamAnswers: !values.json && process.stdout.isTTY === true,
+    logLevel: logLevel ?? 'warning',
+  });
+  const print = (line: string) => activity.line(line);
+  const terminal = interactive ? new Terminal(process.stdin, process.stderr, activity) : undefined;
+  view.connecting(config);
   const host = await openHost(config, {
     // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
     startupTimeoutMs: AGENT_STARTUP_MS,
-    logger: stderrLogger(values.verbose),
+    logger: stderrLogger(values.verbose, print),
     verbose: values.verbose,
+    print,
     signal,
+    onEvent: view.onHost,
+    ...(logLevel ? { logLevel } : {}),
     ...(terminal
       ? {
           handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
           offerSampling: true,
         }
       : {}),
+  }).catch((error: unknown) => {
+    activity.close();
+    terminal?.close();
+    throw error;
   });
+  view.started(config);
   try {
     requireSomeServer(host);
     warnUnmatched(host, values.approve, values.group);
@@ -67,18 +92,21 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
       signal,
       ...(values.group ? { groups: values.group } : {}),
       onEvent: (event) => {
+        view.onAgent(event);
         if (!values.verbose) return;
         const line = renderEvent(event, false);
-        if (line) process.stderr.write(`${line}\n`);
+        if (line) print(line);
       },
     });
+    activity.close();
     // Interrupted: the signal handler said so; no partial answer on stdout.
     if (signal.aborted) return 1;
     if (values.json) process.stdout.write(`${JSON.stringify(toTranscript(result, host, task), null, 2)}\n`);
-    else if (result.answer !== '' || result.stopReason === 'answer')
+    else if ((result.answer !== '' || result.stopReason === 'answer') && !view.streamed(result.answer))
       process.stdout.write(`${result.answer}\n`);
     return runExitCode(result, maxSteps ?? 10);
   } finally {
+    activity.close();
     terminal?.close();
     await host.close();
   }

@@ -6,6 +6,7 @@ import { GlobSet } from '../agent/glob.js';
 import type { HostConfig } from '../agent/config.js';
 import { type HostOptions, McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
+import { LOGGING_LEVELS, type LoggingLevel } from '../mcp/types.js';
 import { createModel } from '../providers/index.js';
 import type { Logger } from '../util/logger.js';
 import { loadHostConfig } from './discover.js';
@@ -26,14 +27,18 @@ export const CONNECT_TIMEOUT_MS = 30_000;
  */
 export async function openHost(
   source: string | undefined | HostConfig,
-  options: Omit<HostOptions, 'connector'> & { readonly verbose?: boolean } = {},
+  options: Omit<HostOptions, 'connector'> & {
+    readonly verbose?: boolean;
+    /** Where `--verbose` shows server stderr (through the display, so it never draws over it). */
+    readonly print?: (line: string) => void;
+  } = {},
 ) {
   const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
-  const { verbose, ...hostOptions } = options;
+  const { verbose, print, ...hostOptions } = options;
   return McpHost.start(config, {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },
-    serverLogs: cliServerLogs(verbose === true),
+    serverLogs: cliServerLogs(verbose === true, process.env, print),
     ...hostOptions,
   });
 }
@@ -42,11 +47,29 @@ export async function openHost(
  * Every stdio server's stderr goes to its own log file (AGENTFORGE_LOG_DIR, else the user's state dir);
  * `--verbose` also shows it live, each line prefixed with the server's name.
  */
-export function cliServerLogs(verbose: boolean, env: NodeJS.ProcessEnv = process.env): ServerLogs {
+export function cliServerLogs(
+  verbose: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (line: string) => void = printStderr,
+): ServerLogs {
   const dir = env.AGENTFORGE_LOG_DIR?.trim() || defaultServerLogDir(env);
-  return new ServerLogs(
-    dir,
-    verbose ? { live: (server, line) => process.stderr.write(`[${server}] ${line}\n`) } : {},
+  return new ServerLogs(dir, verbose ? { live: (server, line) => print(`[${server}] ${line}`) } : {});
+}
+
+function printStderr(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * `--log-level`: an RFC 5424 severity name, as MCP logging uses (client/utilities/logging). Undefined when
+ * absent: no level is asked of servers, and what they send anyway is shown from `warning` up.
+ */
+export function parseLogLevel(raw: string | undefined): LoggingLevel | undefined {
+  if (raw === undefined) return undefined;
+  const level = raw.trim().toLowerCase();
+  if ((LOGGING_LEVELS as readonly string[]).includes(level)) return level as LoggingLevel;
+  throw new UsageError(
+    `--log-level must be one of ${LOGGING_LEVELS.join(', ')}${didYouMean(level, LOGGING_LEVELS)}`,
   );
 }
 
@@ -179,18 +202,18 @@ export async function probeOllama(
   }
 }
 
-/** Warnings to stderr, quiet otherwise (stdout carries the answer or the JSON transcript). */
-export function stderrLogger(verbose: boolean): Logger {
+/** Warnings to stderr (or the display), quiet otherwise (stdout carries the answer or the JSON transcript). */
+export function stderrLogger(verbose: boolean, print: (line: string) => void = printStderr): Logger {
+  const line = (level: string, message: string, data: unknown) =>
+    print(`[${level}] ${message}${data === undefined ? '' : ` ${String(data)}`}`);
   return {
     debug: (message, data) => {
-      if (verbose)
-        process.stderr.write(`[debug] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
+      if (verbose) line('debug', message, data);
     },
     warn: (message, data) => {
-      if (verbose) process.stderr.write(`[warn] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
+      if (verbose) line('warn', message, data);
     },
-    error: (message, data) =>
-      process.stderr.write(`[error] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`),
+    error: (message, data) => line('error', message, data),
   };
 }
 

@@ -6,8 +6,14 @@ import { createInterface, type Interface } from 'node:readline';
 import type { ApprovalAnswer, ApprovalRequest } from '../agent/approval.js';
 import type { CreateMessageRequestParams, ElicitRequestParams, ElicitResult } from '../mcp/types.js';
 
+/** Whatever else draws on the terminal, kept off it while a dialogue is open (see activity.ts). */
+export interface Display {
+  dialogue<T>(run: () => Promise<T>): Promise<T>;
+}
+
 export class Terminal {
   readonly #rl: Interface;
+  readonly #display: Display | undefined;
   #closed = false;
   /** Lines typed (or piped) before anyone asked; piped input arrives all at once and must not be lost. */
   readonly #lines: string[] = [];
@@ -17,7 +23,9 @@ export class Terminal {
   constructor(
     readonly input: NodeJS.ReadableStream = process.stdin,
     readonly output: NodeJS.WritableStream = process.stderr,
+    display?: Display,
   ) {
+    this.#display = display;
     this.#rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
     this.#rl.on('line', (line) => {
       const next = this.#waiting.shift();
@@ -69,10 +77,11 @@ export class Terminal {
 
   /**
    * Runs one dialogue at a time: parallel tool calls may ask together, and each question must be printed
-   * and answered whole before the next one starts.
+   * and answered whole before the next one starts; meanwhile the display holds back everything else.
    */
   #exclusive<T>(dialogue: () => Promise<T>): Promise<T> {
-    const turn = this.#dialogues.then(dialogue);
+    const display = this.#display;
+    const turn = this.#dialogues.then(() => (display ? display.dialogue(dialogue) : dialogue()));
     this.#dialogues = turn.then(
       () => undefined,
       () => undefined,

@@ -1,0 +1,194 @@
+/**
+ * What the CLI shows while it works, seen as a person sees it: on a terminal (a tmux pseudo-terminal) a
+ * spinner per server connecting, then its ready line; a tool call's notifications/progress as a bar with its
+ * message; an approval prompt that nothing else writes into, the call it is for shown as waiting. Not on a
+ * terminal: plain lines and no escape codes. Server logs at or above --log-level, prefixed with the server.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../agent/support.js';
+import { type FakeScript, readToolResults, startFakeProvider } from '../support/fake-providers/index.js';
+import { MAIN, cleanEnv, cli } from './support.js';
+import { TmuxSession, hasTmux, until } from './tmux.js';
+
+const SERVER = join(ROOT, 'test/fixtures/progress-server.mjs');
+const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentforge-progress-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let configs = 0;
+async function config(env: Record<string, string> = {}, protocolVersion?: string): Promise<string> {
+  const path = join(dir, `mcp-${++configs}.json`);
+  const server = {
+    command: process.execPath,
+    args: [SERVER],
+    env,
+    ...(protocolVersion ? { protocolVersion } : {}),
+  };
+  await writeFile(path, JSON.stringify({ mcpServers: { progress: server } }));
+  return path;
+}
+
+/** The model calls `calls` once, then answers with the results it saw. */
+function callsThenAnswer(calls: string[]): FakeScript {
+  return (body) => {
+    const results = readToolResults('openai', body);
+    if (results.length === 0) return { toolCalls: calls.map((name) => ({ name, arguments: {} })) };
+    return { text: `done: ${results.map((r) => r.text).join(', ')}` };
+  };
+}
+
+const ESC = '\u001b';
+
+describe('not on a terminal', () => {
+  it('run prints plain lines for each step on stderr, no escape codes, and only the answer on stdout', async () => {
+    await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__scan']));
+    const mcp = await config({ PROGRESS_STEPS: '3', PROGRESS_DELAY_MS: '50' });
+    const { code, stdout, stderr } = await cli(
+      ['run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', 'scan please'],
+      { env: fake.env },
+    );
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'done: scanned 3 files\n' });
+    expect(stderr).not.toContain(ESC);
+    const lines = stderr.split('\n');
+    expect(lines[0]).toBe('connecting progress…');
+    expect(lines[1]).toMatch(/^✓ progress ready, 4 tools \(\d+ ms\)$/);
+    expect(lines).toContain('progress__scan…');
+    expect(lines).toContain('progress__scan: 1/3 (33%) scanning file 1');
+    expect(lines).toContain('progress__scan: 3/3 (100%) scanning file 3');
+    expect(lines.at(-2)).toMatch(/^✓ progress__scan ok \(\d+ ms\)$/);
+  });
+
+  it('--quiet leaves stderr to warnings and errors', async () => {
+    await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__scan']));
+    const mcp = await config({ PROGRESS_STEPS: '2', PROGRESS_DELAY_MS: '10' });
+    const { code, stdout, stderr } = await cli(
+      ['run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', '--quiet', 'scan please'],
+      { env: fake.env },
+    );
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'done: scanned 2 files\n', stderr: '' });
+  });
+});
+
+const WARNING = '[progress] warning storage: disk almost full\n';
+
+// Without the flag: a 2026-07-28 server sends no log unasked (the request carries no logLevel); a handshake
+// server sends at its own default, and the CLI shows warnings and above.
+describe.each([
+  ['2026-07-28 (logLevel in _meta)', undefined, ''],
+  ['2025-06-18 (logging/setLevel)', '2025-06-18', WARNING],
+])('--log-level over %s', (_era, protocolVersion, unasked) => {
+  it('warning shows the warning log, prefixed with the server, and hides the info one', async () => {
+    const mcp = await config({}, protocolVersion);
+    const { code, stdout, stderr } = await cli([
+      'tools',
+      'call',
+      'progress__chatter',
+      '-c',
+      mcp,
+      '--log-level',
+      'warning',
+    ]);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'chattered\n' });
+    expect(stderr).toBe(WARNING);
+  });
+
+  it('info shows both, in order; without the flag no level is asked for', async () => {
+    const mcp = await config({}, protocolVersion);
+    const info = await cli(['tools', 'call', 'progress__chatter', '-c', mcp, '--log-level', 'info']);
+    expect(info.stderr).toBe(
+      '[progress] info: routine detail nobody asked for\n[progress] warning storage: disk almost full\n',
+    );
+    const none = await cli(['tools', 'call', 'progress__chatter', '-c', mcp]);
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 0, stderr: unasked });
+  });
+});
+
+it('--log-level names an RFC 5424 level, with the nearest one suggested', async () => {
+  const mcp = await config();
+  const { code, stderr } = await cli(['run', '-c', mcp, '-m', 'demo', '--log-level', 'warn', 'x']);
+  expect(code).toBe(2);
+  expect(stderr).toContain(
+    'agentforge: --log-level must be one of debug, info, notice, warning, error, critical, alert, emergency; did you mean "warning"?',
+  );
+});
+
+describe.skipIf(!hasTmux)('on a terminal (tmux pseudo-terminal)', () => {
+  it('a spinner per server connecting, then its ready line; a progress bar with the message; the answer', async () => {
+    await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__scan']));
+    const release = join(dir, 'release-scan');
+    const mcp = await config({
+      PROGRESS_START_DELAY_MS: '1500',
+      PROGRESS_HOLD_AT: '2',
+      PROGRESS_RELEASE: release,
+    });
+    const argv = [process.execPath, MAIN, 'run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', 'scan'];
+    await using tty = new TmuxSession(dir, argv, cleanEnv(fake.env));
+    const connecting = await tty.waitFor(/connecting progress \d/);
+    expect(connecting).toMatch(new RegExp(`${SPINNER.source} connecting progress (\\d+ ms|[\\d.]+ s)`));
+    await tty.waitFor(/✓ progress ready, 4 tools \(\d(\.\d)? s\)/);
+    const bar = await tty.waitFor('2/4 (50%) scanning file 2');
+    expect(bar).toMatch(
+      new RegExp(
+        `${SPINNER.source} progress__scan [\\d.]+ m?s  \\[█{10}░{10}\\] 2/4 \\(50%\\) scanning file 2`,
+      ),
+    );
+    expect(bar).not.toContain('connecting progress'); // the connecting row is gone, its ready line stays
+    await writeFile(release, '');
+    expect(await tty.exitCode()).toBe(0);
+    const end = tty.screen();
+    expect(end).toMatch(/✓ progress__scan ok \([\d.]+ m?s\)\ndone: scanned 4 files$/);
+    expect(end).not.toMatch(SPINNER); // no row left behind
+  });
+
+  it('the approval prompt is not interleaved with a parallel call, and the call is shown as waiting', async () => {
+    await using fake = await startFakeProvider(
+      'openai',
+      callsThenAnswer(['progress__fast', 'progress__write']),
+    );
+    const marks = await mkdtemp(join(dir, 'marks-'));
+    const mcp = await config({ PROGRESS_MARKS: marks });
+    const argv = [
+      process.execPath,
+      MAIN,
+      'run',
+      '-c',
+      mcp,
+      '-m',
+      fake.spec(),
+      '--approve',
+      'progress__fast',
+      'go',
+    ];
+    await using tty = new TmuxSession(dir, argv, cleanEnv(fake.env));
+    await tty.waitFor('allow? [y]es / [n]o / [a]lways:');
+    // The auto-approved call finishes while the question is open: its line must wait for the answer.
+    await until('the parallel call to finish', () => existsSync(join(marks, 'fast-done')));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const asking = tty.screen();
+    expect(asking).toMatch(
+      /⏸ waiting for approval: progress__write\n\n\? Approve tool call progress__write \(server "progress", tool "write"\)\n {2}arguments: \{\}\n {2}allow\? \[y\]es \/ \[n\]o \/ \[a\]lways:$/,
+    );
+    expect(asking).not.toContain('progress__fast ok');
+    tty.type('y');
+    tty.enter();
+    expect(await tty.exitCode()).toBe(0);
+    const end = tty.screen();
+    const answered = end.indexOf('[a]lways: y');
+    expect(answered).toBeGreaterThan(0);
+    expect(end.indexOf('✓ progress__fast ok')).toBeGreaterThan(answered);
+    expect(end.indexOf('✓ progress__write ok')).toBeGreaterThan(answered);
+    expect(end).toMatch(/done: fast done, written$/);
+  });
+});
+
+if (!hasTmux) console.warn('progress.test.ts: tmux is not installed here; the terminal tests are skipped');
