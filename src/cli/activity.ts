@@ -34,9 +34,9 @@ interface Row {
   started: number;
   progress?: Progress;
   note?: string;
-  /** When the row last printed a plain progress line, and what it said. */
+  /** When the row last printed a plain progress line, and the message it had. */
   plainAt: number;
-  plainText: string;
+  plainMessage: string | undefined;
 }
 
 const SPINNER = spinners.dots;
@@ -92,7 +92,7 @@ export class Activity {
       waiting: false,
       started: performance.now(),
       plainAt: 0,
-      plainText: '',
+      plainMessage: undefined,
     });
     if (this.mode === 'plain' && announce) this.#print(`${printable(label)}…`);
     this.#draw();
@@ -112,7 +112,7 @@ export class Activity {
         waiting: true,
         started: performance.now(),
         plainAt: 0,
-        plainText: '',
+        plainMessage: undefined,
       });
     if (this.mode === 'quiet') this.#draw();
     else this.#print(`⏸ ${text}`);
@@ -124,13 +124,12 @@ export class Activity {
     if (!row) return;
     row.progress = progress;
     if (this.mode === 'plain') {
-      const text = progressText(progress);
       const now = performance.now();
-      const messageChanged = text.replace(/^\S+ /, '') !== row.plainText.replace(/^\S+ /, '');
-      if (now - row.plainAt >= PLAIN_PROGRESS_MS || messageChanged) {
+      const message = progress.message ?? '';
+      if (now - row.plainAt >= PLAIN_PROGRESS_MS || message !== row.plainMessage) {
         row.plainAt = now;
-        row.plainText = text;
-        this.#print(`${row.label}: ${text}`);
+        row.plainMessage = message;
+        this.#print(`${row.label}: ${progressText(progress)}`);
       }
     }
     this.#draw();

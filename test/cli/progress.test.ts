@@ -143,6 +143,10 @@ describe.skipIf(!hasTmux)('on a terminal (tmux pseudo-terminal)', () => {
       ),
     );
     expect(bar).not.toContain('connecting progress'); // the connecting row is gone, its ready line stays
+    // Keys typed ahead while the agent works are not echoed into the rows.
+    tty.type('typed ahead');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tty.screen()).not.toContain('typed ahead');
     await writeFile(release, '');
     expect(await tty.exitCode()).toBe(0);
     const end = tty.screen();
