@@ -8,15 +8,14 @@ import { loadHostConfig } from './discover.js';
 import { Activity, activityMode } from './activity.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
 import { RunView } from './run-view.js';
+import type { LoggingLevel } from '../mcp/types.js';
+import { openAgentHost } from './agent-host.js';
 import {
-  AGENT_STARTUP_MS,
   NO_MODEL_MESSAGE,
   UsageError,
   chooseModel,
-  openHost,
   parseLogLevel,
   requireSomeServer,
-  stderrLogger,
   warnUnmatched,
 } from './setup.js';
 import { Terminal } from './terminal.js';
@@ -40,38 +39,9 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
   // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
   const config = await loadHostConfig(values.config, signal);
   const logLevel = parseLogLevel(values['log-level']);
-  // The conversation (answers, tool lines, questions) is on stdout; spinners and progress on stderr.
-  const activity = new Activity({
-    mode: activityMode(process.stderr, values.quiet),
-    output: process.stdout,
-    answers: process.stdout,
-  });
-  const view = new RunView(activity, {
-    callLines: false,
-    readyLines: false,
-    streamAnswers: true,
-    logLevel: logLevel ?? 'warning',
-  });
-  const print = (line: string) => activity.line(line);
-  const terminal = new Terminal(process.stdin, process.stdout, activity);
-  view.connecting(config);
-  const host = await openHost(config, {
-    signal,
-    // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
-    startupTimeoutMs: AGENT_STARTUP_MS,
-    logger: stderrLogger(values.verbose, print),
-    verbose: values.verbose,
-    print,
-    onEvent: view.onHost,
-    ...(logLevel ? { logLevel } : {}),
-    handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
-    offerSampling: true,
-  }).catch((error: unknown) => {
-    activity.close();
-    terminal.close();
-    throw error;
-  });
-  view.started(config);
+  const screen = chatScreen(values.quiet, logLevel);
+  const { activity, view, terminal } = screen;
+  const host = await openAgentHost(config, screen, { verbose: values.verbose, logLevel }, signal);
   try {
     requireSomeServer(host);
     warnUnmatched(host, values.approve, values.group);
@@ -109,6 +79,22 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
     terminal.close();
     await host.close();
   }
+}
+
+/** The conversation (answers, tool lines, questions) is on stdout; spinners and progress on stderr. */
+function chatScreen(quiet: boolean, logLevel: LoggingLevel | undefined): ChatScreen {
+  const activity = new Activity({
+    mode: activityMode(process.stderr, quiet),
+    output: process.stdout,
+    answers: process.stdout,
+  });
+  const view = new RunView(activity, {
+    callLines: false,
+    readyLines: false,
+    streamAnswers: true,
+    logLevel: logLevel ?? 'warning',
+  });
+  return { activity, view, terminal: new Terminal(process.stdin, process.stdout, activity) };
 }
 
 interface ChatScreen {

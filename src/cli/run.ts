@@ -12,15 +12,14 @@ import { EXIT } from './errors.js';
 import { Activity, activityMode } from './activity.js';
 import { renderEvent } from './render.js';
 import { RunView } from './run-view.js';
+import type { LoggingLevel } from '../mcp/types.js';
+import { type AgentScreen, openAgentHost } from './agent-host.js';
 import {
-  AGENT_STARTUP_MS,
   NO_MODEL_MESSAGE,
   UsageError,
   chooseModel,
-  openHost,
   parseLogLevel,
   requireSomeServer,
-  stderrLogger,
   warnUnmatched,
 } from './setup.js';
 import { Terminal } from './terminal.js';
@@ -49,41 +48,10 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
   const maxSteps = values['max-steps'] ? positiveInt(values['max-steps'], '--max-steps') : undefined;
   // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
   const config = await loadHostConfig(values.config, signal);
-  const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const logLevel = parseLogLevel(values['log-level']);
-  // With --json and no one watching stderr, a script reads the transcript: no step lines.
-  const quiet = values.quiet || (values.json && !process.stderr.isTTY);
-  const activity = new Activity({ mode: activityMode(process.stderr, quiet), output: process.stderr });
-  const view = new RunView(activity, {
-    callLines: !values.verbose,
-    readyLines: true,
-    streamAnswers: !values.json && process.stdout.isTTY === true,
-    logLevel: logLevel ?? 'warning',
-  });
-  const print = (line: string) => activity.line(line);
-  const terminal = interactive ? new Terminal(process.stdin, process.stderr, activity) : undefined;
-  view.connecting(config);
-  const host = await openHost(config, {
-    // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
-    startupTimeoutMs: AGENT_STARTUP_MS,
-    logger: stderrLogger(values.verbose, print),
-    verbose: values.verbose,
-    print,
-    signal,
-    onEvent: view.onHost,
-    ...(logLevel ? { logLevel } : {}),
-    ...(terminal
-      ? {
-          handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
-          offerSampling: true,
-        }
-      : {}),
-  }).catch((error: unknown) => {
-    activity.close();
-    terminal?.close();
-    throw error;
-  });
-  view.started(config);
+  const screen = runScreen(values, logLevel);
+  const { activity, view, terminal } = screen;
+  const host = await openAgentHost(config, screen, { verbose: values.verbose, logLevel }, signal);
   try {
     requireSomeServer(host);
     warnUnmatched(host, values.approve, values.group);
@@ -95,7 +63,7 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
         view.onAgent(event);
         if (!values.verbose) return;
         const line = renderEvent(event, false);
-        if (line) print(line);
+        if (line) activity.line(line);
       },
     });
     activity.close();
@@ -115,6 +83,24 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
 type RunValues = ReturnType<
   typeof parseArgs<{ args: string[]; options: typeof RUN_OPTIONS; allowPositionals: true }>
 >['values'];
+
+/**
+ * Progress on stderr (live on a terminal, plain lines otherwise, none with --quiet or with --json and no one
+ * watching stderr); the answer streams onto stdout when that is a terminal; questions need both terminals.
+ */
+function runScreen(values: RunValues, logLevel: LoggingLevel | undefined): AgentScreen {
+  const quiet = values.quiet || (values.json && !process.stderr.isTTY);
+  const activity = new Activity({ mode: activityMode(process.stderr, quiet), output: process.stderr });
+  const view = new RunView(activity, {
+    callLines: !values.verbose,
+    readyLines: true,
+    streamAnswers: !values.json && process.stdout.isTTY === true,
+    logLevel: logLevel ?? 'warning',
+  });
+  const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const terminal = interactive ? new Terminal(process.stdin, process.stderr, activity) : undefined;
+  return { activity, view, terminal };
+}
 
 function buildAgent(
   values: RunValues,
