@@ -61,7 +61,7 @@ describe('not on a terminal', () => {
     expect(stderr).not.toContain(ESC);
     const lines = stderr.split('\n');
     expect(lines[0]).toBe('connecting progress…');
-    expect(lines[1]).toMatch(/^✓ progress ready, 4 tools \(\d+ ms\)$/);
+    expect(lines[1]).toMatch(/^✓ progress ready, 5 tools \(\d+ ms\)$/);
     expect(lines).toContain('progress__scan…');
     expect(lines).toContain('progress__scan: 1/3 (33%) scanning file 1');
     expect(lines).toContain('progress__scan: 3/3 (100%) scanning file 3');
@@ -113,6 +113,33 @@ describe.each([
   });
 });
 
+it('run --log-level shows the logs of the calls the agent makes, plain lines around them', async () => {
+  await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__chatter']));
+  const mcp = await config();
+  const { code, stdout, stderr } = await cli(
+    ['run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', '--log-level', 'warning', 'chat'],
+    { env: fake.env },
+  );
+  expect({ code, stdout }).toEqual({ code: 0, stdout: 'done: chattered\n' });
+  expect(stderr).toMatch(
+    /\nprogress__chatter…\n\[progress\] warning storage: disk almost full\n✓ progress__chatter ok/,
+  );
+  expect(stderr).not.toContain('routine detail');
+});
+
+it("a server's logs and progress messages reach the terminal without their escape sequences", async () => {
+  await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__hostile']));
+  const mcp = await config();
+  const { code, stderr } = await cli(
+    ['run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', '--log-level', 'debug', 'go'],
+    { env: fake.env },
+  );
+  expect(code).toBe(0);
+  expect(stderr).toContain('[progress] error [1Aevil: ]0;pwned [2Jscreen cleared [31m\n');
+  expect(stderr).toContain('progress__hostile: 1/2 (50%) [1A [2Krow rewritten\n');
+  expect(stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+});
+
 it('--log-level names an RFC 5424 level, with the nearest one suggested', async () => {
   const mcp = await config();
   const { code, stderr } = await cli(['run', '-c', mcp, '-m', 'demo', '--log-level', 'warn', 'x']);
@@ -135,7 +162,7 @@ describe.skipIf(!hasTmux)('on a terminal (tmux pseudo-terminal)', () => {
     await using tty = new TmuxSession(dir, argv, cleanEnv(fake.env));
     const connecting = await tty.waitFor(/connecting progress \d/);
     expect(connecting).toMatch(new RegExp(`${SPINNER.source} connecting progress (\\d+ ms|[\\d.]+ s)`));
-    await tty.waitFor(/✓ progress ready, 4 tools \(\d(\.\d)? s\)/);
+    await tty.waitFor(/✓ progress ready, 5 tools \(\d(\.\d)? s\)/);
     const bar = await tty.waitFor('2/4 (50%) scanning file 2');
     expect(bar).toMatch(
       new RegExp(
@@ -152,6 +179,18 @@ describe.skipIf(!hasTmux)('on a terminal (tmux pseudo-terminal)', () => {
     const end = tty.screen();
     expect(end).toMatch(/✓ progress__scan ok \([\d.]+ m?s\)\ndone: scanned 4 files$/);
     expect(end).not.toMatch(SPINNER); // no row left behind
+  });
+
+  it('tools call shows the spinner and the bar while the tool runs, then only the result', async () => {
+    const release = join(dir, 'release-tools-call');
+    const mcp = await config({ PROGRESS_HOLD_AT: '3', PROGRESS_RELEASE: release });
+    const argv = [process.execPath, MAIN, 'tools', 'call', 'progress__scan', '-c', mcp];
+    await using tty = new TmuxSession(dir, argv, cleanEnv());
+    const bar = await tty.waitFor('3/4 (75%) scanning file 3');
+    expect(bar).toMatch(new RegExp(`${SPINNER.source} progress__scan [\\d.]+ m?s  \\[█{15}░{5}\\]`));
+    await writeFile(release, '');
+    expect(await tty.exitCode()).toBe(0);
+    expect(tty.screen()).toBe('scanned 4 files');
   });
 
   it('the approval prompt is not interleaved with a parallel call, and the call is shown as waiting', async () => {
