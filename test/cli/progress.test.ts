@@ -68,6 +68,27 @@ describe('not on a terminal', () => {
     expect(lines.at(-2)).toMatch(/^✓ progress__scan ok \(\d+ ms\)$/);
   });
 
+  it("a task-backed call (SEP-2663) shows each of its task's statuses", async () => {
+    await using fake = await startFakeProvider('openai', (body) => {
+      const results = readToolResults('openai', body);
+      if (results.length === 0) return { toolCalls: [{ name: 'tasks__render', arguments: { ms: 1200 } }] };
+      return { text: results[0]?.text ?? '' };
+    });
+    const mcp = join(dir, 'tasks.json');
+    const tasks = {
+      command: process.execPath,
+      args: [join(ROOT, 'test/fixtures/tasks-server.mjs'), '--stdio'],
+    };
+    await writeFile(mcp, JSON.stringify({ mcpServers: { tasks } }));
+    const { code, stdout, stderr } = await cli(
+      ['run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', 'render'],
+      { env: fake.env },
+    );
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'rendered in 1200 ms (task)\n' });
+    expect(stderr).toMatch(/\ntasks__render: task working(: rendering)?\n/);
+    expect(stderr).toMatch(/\ntasks__render: task completed\n✓ tasks__render ok \([\d.]+ s\)\n/);
+  });
+
   it('--quiet leaves stderr to warnings and errors', async () => {
     await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__scan']));
     const mcp = await config({ PROGRESS_STEPS: '2', PROGRESS_DELAY_MS: '10' });
@@ -137,7 +158,10 @@ it("a server's logs and progress messages reach the terminal without their escap
   expect(code).toBe(0);
   expect(stderr).toContain('[progress] error [1Aevil: ]0;pwned [2Jscreen cleared [31m\n');
   expect(stderr).toContain('progress__hostile: 1/2 (50%) [1A [2Krow rewritten\n');
-  expect(stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+  const controls = [...stderr].filter(
+    (c) => c !== '\n' && (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f),
+  );
+  expect(controls).toEqual([]);
 });
 
 it('--log-level names an RFC 5424 level, with the nearest one suggested', async () => {
