@@ -95,7 +95,7 @@ export class Agent {
   readonly gate: ApprovalGate;
   private readonly callModel: Next<ModelContext, ModelResponse>;
   private readonly callTool: Next<ToolContext, ToolOutcome>;
-  /** Each running run's event sink, by runId (one agent may serve concurrent runs). */
+  /** Each running run's event sink, by runId, when someone listens (only then is progress asked for). */
   private readonly emitters = new Map<string, (event: AgentEvent) => void>();
   private readonly toolSearch: ToolSearch | undefined;
   /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
@@ -125,7 +125,7 @@ export class Agent {
   /** Runs one task (or continues a conversation) to an answer. Never throws for tool or model failures. */
   async run(input: string, options: RunOptions = {}): Promise<RunResult> {
     const state = this.startRun(input, options);
-    this.emitters.set(state.runId, state.emit);
+    if (options.onEvent) this.emitters.set(state.runId, options.onEvent);
     this.loadedByRun.set(state.runId, state.loaded);
     state.emit({ type: 'run_start', runId: state.runId, model: this.options.model.id, input });
     let ending: RunEnding;
@@ -363,11 +363,8 @@ export class Agent {
       };
     }
     try {
-      const result = await this.options.host.callTool(
-        tool,
-        context.arguments,
-        watchCall(this.emitters.get(context.runId), context, tool),
-      );
+      const watch = watchCall(this.emitters.get(context.runId), context, tool);
+      const result = await this.options.host.callTool(tool, context.arguments, watch);
       return { status: 'ok', result, arguments: context.arguments };
     } catch (error) {
       const aborted = context.signal.aborted;
