@@ -34,18 +34,25 @@ export async function openHost(
   } = {},
 ) {
   const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
-  const { verbose, print, ...hostOptions } = options;
+  const { verbose, print, onEvent, ...hostOptions } = options;
+  const serverLogs = cliServerLogs(verbose === true, process.env, print);
   return McpHost.start(config, {
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },
-    serverLogs: cliServerLogs(verbose === true, process.env, print),
+    serverLogs,
     ...hostOptions,
+    // Every server log message is kept in the server's log file, whatever the display shows of it.
+    onEvent: (event) => {
+      if (event.type === 'log') serverLogs.message(event.server, event.message);
+      onEvent?.(event);
+    },
   });
 }
 
 /**
- * Every stdio server's stderr goes to its own log file (AGENTFORGE_LOG_DIR, else the user's state dir);
- * `--verbose` also shows it live, each line prefixed with the server's name.
+ * Every stdio server's stderr, and every server's notifications/message, goes to its own log file
+ * (AGENTFORGE_LOG_DIR, else the user's state dir); `--verbose` also shows the stderr live, each line prefixed
+ * with the server's name.
  */
 export function cliServerLogs(
   verbose: boolean,

@@ -5,7 +5,7 @@
  * terminal: plain lines and no escape codes. Server logs at or above --log-level, prefixed with the server.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,11 +123,15 @@ describe.each([
     expect(stderr).toBe(WARNING);
   });
 
-  it('info shows both, in order; without the flag no level is asked for', async () => {
+  it('info shows both, in order, and keeps them in the server log; without the flag no level is asked for', async () => {
     const mcp = await config({}, protocolVersion);
-    const info = await cli(['tools', 'call', 'progress__chatter', '-c', mcp, '--log-level', 'info']);
-    expect(info.stderr).toBe(
-      '[progress] info: routine detail nobody asked for\n[progress] warning storage: disk almost full\n',
+    const logs = await mkdtemp(join(dir, 'logs-'));
+    const info = await cli(['tools', 'call', 'progress__chatter', '-c', mcp, '--log-level', 'info'], {
+      env: { AGENTFORGE_LOG_DIR: logs },
+    });
+    expect(info.stderr).toBe(`[progress] info: routine detail nobody asked for\n${WARNING}`);
+    expect(await readFile(join(logs, 'mcp-server-progress.log'), 'utf8')).toMatch(
+      /Z \[notifications\/message info\] routine detail nobody asked for\n.*Z \[notifications\/message warning storage\] disk almost full\n$/,
     );
     const none = await cli(['tools', 'call', 'progress__chatter', '-c', mcp]);
     expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 0, stderr: unasked });
