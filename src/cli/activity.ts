@@ -43,6 +43,8 @@ const SPINNER = spinners.dots;
 const BAR_WIDTH = 20;
 /** Plain mode prints a call's progress at most this often (unless its message changes). */
 const PLAIN_PROGRESS_MS = 1_000;
+/** Lines kept while a question is open; older ones are dropped (a chatty server must not grow memory). */
+const MAX_HELD = 500;
 /** Longest text of one row or line taken from a peer. */
 const MAX_TEXT = 300;
 
@@ -69,6 +71,8 @@ export class Activity {
   readonly #update: ReturnType<typeof createLogUpdate> | undefined;
   readonly #rows = new Map<string, Row>();
   readonly #held: string[] = [];
+  /** Held lines dropped because a question stayed open while a server kept talking. */
+  #dropped = 0;
   #dialogues = 0;
   /** A streamed answer left its line open: nothing else may write until it ends. */
   #answerOpen = false;
@@ -216,7 +220,10 @@ export class Activity {
 
   #print(text: string): void {
     if (this.#blocked && !this.#closed) {
-      this.#held.push(text);
+      if (this.#held.push(text) > MAX_HELD) {
+        this.#held.shift();
+        this.#dropped++;
+      }
       return;
     }
     this.#update?.clear();
@@ -226,6 +233,9 @@ export class Activity {
 
   #flush(): void {
     const held = this.#held.splice(0);
+    if (this.#dropped > 0)
+      held.unshift(`… ${this.#dropped} earlier line(s) not shown while a question was open`);
+    this.#dropped = 0;
     if (held.length > 0) {
       this.#update?.clear();
       this.#output.write(`${held.join('\n')}\n`);

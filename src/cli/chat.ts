@@ -60,7 +60,8 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
     terminal.write('type a message; /tools lists tools, /reset forgets the conversation, /exit quits\n');
     let history: readonly ChatMessage[] = [];
     for (;;) {
-      const line = await terminal.question('\n> ', signal);
+      // The prompt is a question too: what servers say meanwhile waits until the line is sent.
+      const line = await activity.dialogue(() => terminal.question('\n> ', signal));
       if (line === undefined || line.trim() === '/exit') return signal.aborted ? 1 : 0;
       const input = line.trim();
       if (input === '') continue;

@@ -72,6 +72,25 @@ describe('plain lines (not a terminal)', () => {
     expect(read()).toMatch(/The answer\.\n\[fs\] error: gone\n$/);
   });
 
+  it('keeps at most 500 lines while a question is open, and says how many it dropped', async () => {
+    const { activity, read } = display('plain');
+    let release: () => void = () => undefined;
+    const open = activity.dialogue(
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
+    for (let i = 0; i < 600; i++) activity.line(`[chatty] info: line ${i}`);
+    release();
+    await open;
+    const lines = read().trimEnd().split('\n');
+    expect(lines).toHaveLength(501);
+    expect(lines[0]).toBe('… 100 earlier line(s) not shown while a question was open');
+    expect(lines[1]).toBe('[chatty] info: line 100');
+    expect(lines.at(-1)).toBe('[chatty] info: line 599');
+  });
+
   it('quiet prints only lines it is given (logs, warnings), not the steps', () => {
     const { activity, read } = display('quiet');
     activity.start('s', 'connecting github', true);
