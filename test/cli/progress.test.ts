@@ -209,6 +209,27 @@ describe.skipIf(!hasTmux)('on a terminal (tmux pseudo-terminal)', () => {
     expect(end).not.toMatch(SPINNER); // no row left behind
   });
 
+  it('chat: the turn shows its steps and the streamed answer, and leaves no row behind', async () => {
+    await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__scan']), {
+      chunkSize: 3,
+    });
+    const mcp = await config({ PROGRESS_STEPS: '3', PROGRESS_DELAY_MS: '150' });
+    const argv = [process.execPath, MAIN, 'chat', '-c', mcp, '-m', fake.spec(), '--approve', 'all'];
+    await using tty = new TmuxSession(dir, argv, cleanEnv(fake.env));
+    await tty.waitFor('/exit quits\n\n>');
+    tty.type('scan please');
+    tty.enter();
+    await tty.waitFor('done: scanned 3 files\n\n>');
+    tty.type('/exit');
+    tty.enter();
+    expect(await tty.exitCode()).toBe(0);
+    const screen = tty.screen();
+    expect(screen).toMatch(
+      /> scan please\n {2}· model chose 1 tool call: progress__scan\(\{\}\)\n {2}· act: progress__scan -> tools\/call progress \/ scan\n {2}· observe: progress__scan ok in \d+ ms \(approved by policy\): scanned 3 files\ndone: scanned 3 files\n\n> \/exit$/,
+    );
+    expect(screen).not.toMatch(SPINNER);
+  });
+
   it('tools call shows the spinner and the bar while the tool runs, then only the result', async () => {
     const release = join(dir, 'release-tools-call');
     const mcp = await config({ PROGRESS_HOLD_AT: '3', PROGRESS_RELEASE: release });
