@@ -17,7 +17,7 @@ import { type Activity, formatDuration, printable } from './activity.js';
 export interface RunViewOptions {
   /** Print a line per finished tool call (`run`; `chat` prints its own). */
   readonly callLines: boolean;
-  /** Print a line per server that became ready (`run`, `chat`; the listings print their own). */
+  /** Print a line per server that became ready (`run`; `chat` prints its banner, the listings their own). */
   readonly readyLines: boolean;
   /** Write the model's tokens as they stream in. */
   readonly streamAnswers: boolean;

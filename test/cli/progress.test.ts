@@ -89,6 +89,27 @@ describe('not on a terminal', () => {
     expect(stderr).toMatch(/\ntasks__render: task completed\n✓ tasks__render ok \([\d.]+ s\)\n/);
   });
 
+  it('a server that fails to connect is named once, by its warning, after its connecting line', async () => {
+    await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__write']));
+    const mcp = join(dir, 'one-down.json');
+    const crash = "process.stderr.write('no database\\n'); process.exit(5)";
+    const servers = {
+      progress: { command: process.execPath, args: [SERVER] },
+      down: { command: process.execPath, args: ['-e', crash] },
+    };
+    await writeFile(mcp, JSON.stringify({ mcpServers: servers }));
+    const { code, stderr } = await cli(['run', '-c', mcp, '-m', fake.spec(), '--approve', 'all', 'write'], {
+      env: fake.env,
+    });
+    expect(code).toBe(0);
+    const about = stderr.split('\n').filter((line) => /\bdown\b/.test(line));
+    expect(about).toHaveLength(2);
+    expect(about[0]).toBe('connecting down…');
+    expect(about[1]).toMatch(
+      /^agentforge: warning: server "down" failed to connect \(exited with code 5; stderr: no database\)/,
+    );
+  });
+
   it('--quiet leaves stderr to warnings and errors', async () => {
     await using fake = await startFakeProvider('openai', callsThenAnswer(['progress__scan']));
     const mcp = await config({ PROGRESS_STEPS: '2', PROGRESS_DELAY_MS: '10' });
