@@ -98,7 +98,7 @@ export class Agent {
   readonly gate: ApprovalGate;
   readonly #callModel: Next<ModelContext, ModelResponse>;
   readonly #callTool: Next<ToolContext, ToolOutcome>;
-  /** Each running run's event sink, by runId (one agent may serve concurrent runs). */
+  /** Each running run's event sink, by runId, when someone listens (only then is progress asked for). */
   readonly #emitters = new Map<string, (event: AgentEvent) => void>();
   readonly #toolSearch: ToolSearch | undefined;
   /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
@@ -129,6 +129,7 @@ export class Agent {
       gate: this.gate,
       toolSearch: this.#toolSearch,
       loadedTools: (runId) => this.#loadedByRun.get(runId),
+      emitter: (runId) => this.#emitters.get(runId),
       throwOnProtocolError: options.throwOnProtocolError === true,
     };
     this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
@@ -146,7 +147,7 @@ export class Agent {
 
   async #runToEnd(input: string, options: RunOptions): Promise<RunResult> {
     const state = this.#startRun(input, options);
-    this.#emitters.set(state.runId, state.emit);
+    if (options.onEvent) this.#emitters.set(state.runId, options.onEvent);
     this.#loadedByRun.set(state.runId, state.loaded);
     state.emit({ type: 'run_start', runId: state.runId, model: this.#options.model.id, input });
     let ending: RunEnding;

@@ -17,6 +17,8 @@ export type ApprovalPolicy = 'all' | 'none' | { readonly tools: readonly string[
 
 export interface ApprovalRequest {
   readonly runId: string;
+  /** The model's id of the call waiting for this answer (UIs show that call as waiting). */
+  readonly callId: string;
   readonly tool: RegisteredTool;
   readonly arguments: Record<string, unknown>;
   /** `policy`: nothing pre-approves this call; `changed`: the tool changed since it was approved. */
@@ -146,6 +148,7 @@ export class ApprovalGate {
     }
     const request: ApprovalRequest = {
       runId: context.runId,
+      callId: context.call.id,
       tool,
       arguments: context.arguments,
       reason,

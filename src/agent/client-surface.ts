@@ -11,6 +11,8 @@ import type {
   ElicitResult,
   GetPromptResult,
   Implementation,
+  LoggingLevel,
+  LoggingMessageParams,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -30,7 +32,7 @@ export interface HostClient {
   listTools(options?: { signal?: AbortSignal }): Promise<Tool[]>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
-    options?: { signal?: AbortSignal; timeoutMs?: number },
+    options?: ToolCallOptions,
   ): Promise<CallToolResult>;
   listResources(options?: { signal?: AbortSignal }): Promise<Resource[]>;
   readResource(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
@@ -42,6 +44,22 @@ export interface HostClient {
   /** Liveness without any cache in the way (`ping`, or an uncached `server/discover`). */
   ping?(options?: { signal?: AbortSignal }): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One notifications/progress of a request (basic/utilities/progress), as the server sent it. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+  /** Asks the server for notifications/progress (a progressToken rides in `_meta`) and hears each one. */
+  readonly onprogress?: (progress: ToolProgress) => void;
+  /** Each status of this call when the server runs it as a task (SEP-2663). */
+  readonly ontask?: (update: TaskUpdate) => void;
 }
 
 /** A tool call the server runs as a task (SEP-2663): each status it goes through. */
@@ -67,6 +85,13 @@ export interface ConnectContext {
   readonly signal: AbortSignal;
   /** Each line the server writes to stderr (stdio servers), for its log file. */
   readonly onStderr?: (line: string) => void;
+  /**
+   * The least severe server log the host wants: logging/setLevel on handshake sessions, `_meta` logLevel on
+   * 2026-07-28 requests. Without it no level is asked for.
+   */
+  readonly logLevel?: LoggingLevel;
+  /** Each notifications/message the server sends. */
+  readonly onLog?: (message: LoggingMessageParams) => void;
 }
 
 /** Opens one server's client. The host applies timeouts and retries around it. */

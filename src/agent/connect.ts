@@ -60,6 +60,7 @@ async function connectClient(
   };
   if (context.onStderr) options.onstderr = context.onStderr;
   if (connectorOptions.middleware) options.middleware = connectorOptions.middleware;
+  if (context.logLevel) options.logLevel = context.logLevel;
   const oauth = oauthProviderFor(config);
   if (oauth) options.oauth = oauth;
   const client =
@@ -86,6 +87,8 @@ async function connectClient(
       (event !== 'promptsListChanged' || config.expose.prompts),
   );
   for (const event of forwarded) client.on(event, () => context.onEvent(event));
+  const onLog = context.onLog;
+  if (onLog) client.on('log', (message) => onLog(message));
   await client.listChangesReady();
   return withTaskCalls(client, handlers, task);
 }

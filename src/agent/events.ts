@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '../mcp/types.js';
 import type { ApprovalRequest } from './approval.js';
+import type { TaskUpdate } from './client-surface.js';
 import type { ChatMessage, ModelResponse, ToolCall, Usage } from './model.js';
 import type { ApprovalRecord, ToolStatus } from './middleware.js';
 import type { RegistryChange } from './registry.js';
@@ -71,6 +72,35 @@ export type AgentEvent =
       readonly mcpName: string | null;
     }
   | { readonly type: 'approval_request'; readonly request: ApprovalRequest }
+  /** The call passed the pipeline (approval included) and its tools/call is sent now. */
+  | {
+      readonly type: 'tool_start';
+      readonly step: number;
+      readonly callId: string;
+      readonly llmName: string;
+      readonly server: string;
+      readonly mcpName: string;
+    }
+  /** A notifications/progress the server sent for a running call (basic/utilities/progress). */
+  | {
+      readonly type: 'tool_progress';
+      readonly step: number;
+      readonly callId: string;
+      readonly llmName: string;
+      readonly progress: number;
+      readonly total?: number;
+      readonly message?: string;
+    }
+  /** A status of a call the server runs as a task (SEP-2663). */
+  | {
+      readonly type: 'tool_task';
+      readonly step: number;
+      readonly callId: string;
+      readonly llmName: string;
+      readonly taskId: string;
+      readonly status: TaskUpdate['status'];
+      readonly statusMessage?: string;
+    }
   | { readonly type: 'tool_result'; readonly record: ToolCallRecord }
   | { readonly type: 'answer'; readonly text: string }
   | { readonly type: 'done'; readonly result: RunResult };

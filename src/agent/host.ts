@@ -11,6 +11,8 @@ import type {
   ElicitRequestParams,
   ElicitResult,
   GetPromptResult,
+  LoggingLevel,
+  LoggingMessageParams,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -23,6 +25,7 @@ import type {
   HostClient,
   ServerRequestHandlers,
   TaskUpdate,
+  ToolCallOptions,
 } from './client-surface.js';
 import type { HostConfig } from './config.js';
 import { mcpClientConnector } from './connect.js';
@@ -43,11 +46,15 @@ export type HostEvent =
       readonly server: string;
       readonly state: ServerState;
       readonly error?: string;
+      /** The tools it offers, when it became ready. */
+      readonly tools?: number;
     }
   | { readonly type: 'list_changed'; readonly server: string; readonly list: ClientEvent }
   | { readonly type: 'registry_changed'; readonly change: RegistryChange }
   /** A tool call running as a task (SEP-2663): shown as running until a terminal status. */
-  | ({ readonly type: 'task'; readonly server: string } & TaskUpdate);
+  | ({ readonly type: 'task'; readonly server: string } & TaskUpdate)
+  /** A server's notifications/message (client/utilities/logging), as it sent it: check what you show. */
+  | { readonly type: 'log'; readonly server: string; readonly message: LoggingMessageParams };
 
 /** Server-initiated requests, with the server that sent them. */
 export interface HostRequestHandlers {
@@ -86,6 +93,11 @@ export interface HostOptions {
   readonly handlers?: HostRequestHandlers;
   readonly logger?: Logger;
   readonly onEvent?: (event: HostEvent) => void;
+  /**
+   * The least severe server log to ask for (logging/setLevel on handshake sessions, `_meta` logLevel on
+   * 2026-07-28 requests); the messages arrive as `log` events. Default: none asked for.
+   */
+  readonly logLevel?: LoggingLevel;
   /** Keep each stdio server's stderr in a log file of its own (see server-logs.ts); closed with the host. */
   readonly serverLogs?: ServerLogs;
   /** Aborting it while `start()` waits for servers shuts every server down and rejects with its reason. */
@@ -118,6 +130,9 @@ export class McpHost {
       reconnect: options.reconnect ?? true,
       logger: options.logger ?? silentLogger,
       ...(options.serverLogs ? { serverLogs: options.serverLogs } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      onLog: (slot: ServerSlot, message: LoggingMessageParams) =>
+        this.#emit({ type: 'log', server: slot.config.name, message }),
       onChange: (slot: ServerSlot, what: SlotChange) => this.#onSlotChange(slot, what),
     };
     for (const server of config.servers) {
@@ -218,7 +233,7 @@ export class McpHost {
   async callTool(
     tool: RegisteredTool,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal } = {},
+    options: Omit<ToolCallOptions, 'timeoutMs'> = {},
   ): Promise<CallToolResult> {
     const slot = this.#slots.get(tool.server);
     const client = slot?.client;
@@ -229,7 +244,13 @@ export class McpHost {
       );
     }
     try {
-      return await callOnServer(client, tool, args, slot.config.timeoutMs, options.signal);
+      const timeoutMs = slot.config.timeoutMs;
+      return await callOnServer(
+        client,
+        tool,
+        args,
+        timeoutMs === undefined ? options : { ...options, timeoutMs },
+      );
     } catch (error) {
       // A request that could not reach the server may mean the server is gone (over HTTP nothing else
       // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
@@ -330,6 +351,7 @@ export class McpHost {
         server,
         state: slot.state,
         ...(slot.error ? { error: slot.error } : {}),
+        ...(slot.state === 'ready' ? { tools: slot.tools.length } : {}),
       });
     } else {
       this.#emit({ type: 'list_changed', server, list: what });

@@ -22,6 +22,8 @@ export type {
   HostClient,
   ServerRequestHandlers,
   TaskUpdate,
+  ToolCallOptions,
+  ToolProgress,
 } from './client-surface.js';
 export {
   type HostConfig,

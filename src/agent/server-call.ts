@@ -6,7 +6,7 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { CallToolResult, GetPromptResult } from '../mcp/types.js';
 import { isRecord } from '../util/record.js';
-import type { HostClient } from './client-surface.js';
+import type { HostClient, ToolCallOptions } from './client-surface.js';
 import type { RegisteredTool } from './registry.js';
 import { type ServerSlot, messageOf } from './server-slot.js';
 
@@ -15,9 +15,9 @@ export async function callOnServer(
   client: HostClient,
   tool: RegisteredTool,
   args: Record<string, unknown>,
-  timeoutMs: number | undefined,
-  signal: AbortSignal | undefined,
+  options: ToolCallOptions,
 ): Promise<CallToolResult> {
+  const { signal } = options;
   if (tool.kind === 'resource') {
     const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
     return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -29,10 +29,7 @@ export async function callOnServer(
     );
     return { content: promptAsContent(prompt) };
   }
-  return client.callTool(
-    { name: tool.mcpName, arguments: args },
-    { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-  );
+  return client.callTool({ name: tool.mcpName, arguments: args }, options);
 }
 
 /**

@@ -7,8 +7,11 @@
 import { type WriteStream, createWriteStream, mkdirSync, renameSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { LoggingMessageParams } from '../mcp/types.js';
 
 const ROLL_BYTES = 10 * 1024 * 1024;
+/** Longest notifications/message kept in a log line (a hostile server may send megabytes). */
+const MAX_MESSAGE_CHARS = 10_000;
 
 /** `$XDG_STATE_HOME/agentforge/logs`, by default `~/.local/state/agentforge/logs`. */
 export function defaultServerLogDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -41,6 +44,25 @@ export class ServerLogs {
     this.#live?.(server, text);
     const stream = this.#stream(server);
     stream?.write(`${new Date().toISOString()} ${text}\n`);
+  }
+
+  /**
+   * Appends one notifications/message of `server` (any transport) to its log, one line whatever it holds,
+   * beside its stderr: `[notifications/message warning storage] disk almost full`.
+   */
+  message(server: string, message: LoggingMessageParams): void {
+    const level = typeof message.level === 'string' ? message.level.slice(0, 20) : 'unknown';
+    const logger = typeof message.logger === 'string' ? ` ${message.logger.slice(0, 100)}` : '';
+    let data: string;
+    try {
+      data = typeof message.data === 'string' ? message.data : String(JSON.stringify(message.data));
+    } catch {
+      data = '[unprintable data]';
+    }
+    const line = data.slice(0, MAX_MESSAGE_CHARS).replace(/[\r\n]+/g, ' ');
+    this.#stream(server)?.write(
+      `${new Date().toISOString()} [notifications/message ${level}${logger}] ${line}\n`,
+    );
   }
 
   async close(): Promise<void> {

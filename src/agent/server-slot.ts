@@ -5,7 +5,7 @@
  */
 import type { ServerLogs } from './server-logs.js';
 import { LocalError } from '../jsonrpc/errors.js';
-import type { Prompt, Resource, Tool } from '../mcp/types.js';
+import type { LoggingLevel, LoggingMessageParams, Prompt, Resource, Tool } from '../mcp/types.js';
 import { delay } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
 import type { ClientEvent, Connector, HostClient, ServerRequestHandlers } from './client-surface.js';
@@ -48,6 +48,10 @@ export interface SlotOptions {
   readonly reconnect: boolean;
   readonly logger: Logger;
   readonly serverLogs?: ServerLogs;
+  /** The server log level to ask for; without it none is asked for. */
+  readonly logLevel?: LoggingLevel;
+  /** Each notifications/message of the current connection. */
+  readonly onLog?: (slot: ServerSlot, message: LoggingMessageParams) => void;
   /**
    * State changes, notifications, and `lists` (a late refresh landed), for the host's events and its
    * "registry is stale" flag.
@@ -207,6 +211,8 @@ export class ServerSlot {
         ...(logs && this.config.target.kind === 'stdio'
           ? { onStderr: (line: string) => logs.line(this.config.name, line) }
           : {}),
+        ...(this.#options.logLevel ? { logLevel: this.#options.logLevel } : {}),
+        ...(this.#options.onLog ? { onLog: (message) => this.#options.onLog?.(this, message) } : {}),
       });
       // A connection that lands after the timeout is closed, never leaked; one still opening is awaited on
       // close, so its server process is gone before the host is.

@@ -8,7 +8,7 @@ import type { McpClient } from '../client/client.js';
 import type { ClientHandlers } from '../client/types.js';
 import { TasksClient } from '../extensions/tasks/client.js';
 import type { CallToolResult } from '../mcp/types.js';
-import type { TaskUpdate } from './client-surface.js';
+import type { TaskUpdate, ToolCallOptions } from './client-surface.js';
 
 /**
  * The same client, with `callTool` going through a TasksClient. Everything else is the client's own (bound to
@@ -22,16 +22,20 @@ export function withTaskCalls(
   const tasks = new TasksClient(client, { handlers });
   const callTool = (
     params: { name: string; arguments?: Record<string, unknown> },
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options: ToolCallOptions = {},
   ): Promise<CallToolResult> => {
-    const report = (task: { taskId: string; status: TaskUpdate['status']; statusMessage?: string }) =>
-      onTask?.({
+    const { ontask, ...rest } = options;
+    const report = (task: { taskId: string; status: TaskUpdate['status']; statusMessage?: string }) => {
+      const update: TaskUpdate = {
         tool: params.name,
         taskId: task.taskId,
         status: task.status,
-        ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-      });
-    return tasks.callTool(params, { ...options, ontask: report, onstatus: report });
+        ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+      };
+      onTask?.(update);
+      ontask?.(update);
+    };
+    return tasks.callTool(params, { ...rest, ontask: report, onstatus: report });
   };
   return new Proxy(client, {
     get(target, property) {

@@ -4,6 +4,8 @@
  * arguments that are not a JSON object), each as an outcome the model reads.
  */
 import type { ApprovalGate } from './approval.js';
+import { watchCall } from './call-events.js';
+import type { AgentEvent } from './events.js';
 import type { McpHost } from './host.js';
 import type { ToolContext, ToolOutcome } from './middleware.js';
 import { failureOutcome } from './results.js';
@@ -23,6 +25,8 @@ export interface ToolExecution {
   readonly toolSearch: ToolSearch | undefined;
   /** The tools `search_tools` loaded in a running run, by its runId. */
   loadedTools(runId: string): Set<string> | undefined;
+  /** The event sink of a running run, when someone listens (only then is progress asked for). */
+  emitter(runId: string): ((event: AgentEvent) => void) | undefined;
   readonly throwOnProtocolError: boolean;
 }
 
@@ -49,7 +53,8 @@ export async function executeTool(context: ToolContext, execution: ToolExecution
     };
   }
   try {
-    const result = await execution.host.callTool(tool, context.arguments, { signal: context.signal });
+    const watch = watchCall(execution.emitter(context.runId), context, tool);
+    const result = await execution.host.callTool(tool, context.arguments, watch);
     return { status: 'ok', result, arguments: context.arguments };
   } catch (error) {
     const aborted = context.signal.aborted;

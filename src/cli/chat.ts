@@ -5,15 +5,17 @@ import { parseApprovalPolicy } from '../agent/approval.js';
 import { fileAuditSink } from '../agent/audit.js';
 import type { ChatMessage } from '../agent/model.js';
 import { loadHostConfig } from './discover.js';
+import { Activity, activityMode } from './activity.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
+import { RunView } from './run-view.js';
+import type { LoggingLevel } from '../mcp/types.js';
+import { openAgentHost } from './agent-host.js';
 import {
-  AGENT_STARTUP_MS,
   NO_MODEL_MESSAGE,
   UsageError,
   chooseModel,
-  openHost,
+  parseLogLevel,
   requireSomeServer,
-  stderrLogger,
   warnUnmatched,
 } from './setup.js';
 import { agentTracingOption } from './telemetry.js';
@@ -26,6 +28,8 @@ const OPTIONS = {
   group: { type: 'string', multiple: true },
   audit: { type: 'string' },
   system: { type: 'string' },
+  'log-level': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
@@ -35,19 +39,10 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
   if (!chosen) throw new UsageError(NO_MODEL_MESSAGE);
   // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
   const config = await loadHostConfig(values.config, signal);
-  const terminal = new Terminal(process.stdin, process.stdout);
-  const host = await openHost(config, {
-    signal,
-    // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
-    startupTimeoutMs: AGENT_STARTUP_MS,
-    logger: stderrLogger(values.verbose),
-    verbose: values.verbose,
-    handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
-    offerSampling: true,
-  }).catch((error: unknown) => {
-    terminal.close();
-    throw error;
-  });
+  const logLevel = parseLogLevel(values['log-level']);
+  const screen = chatScreen(values.quiet, logLevel);
+  const { activity, view, terminal } = screen;
+  const host = await openAgentHost(config, screen, { verbose: values.verbose, logLevel }, signal);
   try {
     requireSomeServer(host);
     warnUnmatched(host, values.approve, values.group);
@@ -67,7 +62,8 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
     terminal.write('type a message; /tools lists tools, /reset forgets the conversation, /exit quits\n');
     let history: readonly ChatMessage[] = [];
     for (;;) {
-      const line = await terminal.question('\n> ', signal);
+      // The prompt is a question too: what servers say meanwhile waits until the line is sent.
+      const line = await activity.dialogue(() => terminal.question('\n> ', signal));
       if (line === undefined || line.trim() === '/exit') return signal.aborted ? 1 : 0;
       const input = line.trim();
       if (input === '') continue;
@@ -79,42 +75,58 @@ export async function chatCommand(argv: string[], signal: AbortSignal): Promise<
         history = [];
         continue;
       }
-      history = await turn(agent, terminal, input, history, values.group, signal);
+      history = await turn(agent, { terminal, view, activity }, input, history, values.group, signal);
     }
   } finally {
+    activity.close();
     terminal.close();
     await host.close();
   }
 }
 
+/** The conversation (answers, tool lines, questions) is on stdout; spinners and progress on stderr. */
+function chatScreen(quiet: boolean, logLevel: LoggingLevel | undefined): ChatScreen {
+  const activity = new Activity({
+    mode: activityMode(process.stderr, quiet),
+    output: process.stdout,
+    answers: process.stdout,
+  });
+  const view = new RunView(activity, {
+    callLines: false,
+    readyLines: false,
+    streamAnswers: true,
+    logLevel: logLevel ?? 'warning',
+  });
+  return { activity, view, terminal: new Terminal(process.stdin, process.stdout, activity) };
+}
+
+interface ChatScreen {
+  readonly terminal: Terminal;
+  readonly view: RunView;
+  readonly activity: Activity;
+}
+
 async function turn(
   agent: Agent,
-  terminal: Terminal,
+  screen: ChatScreen,
   input: string,
   history: readonly ChatMessage[],
   groups: string[] | undefined,
   signal: AbortSignal,
 ): Promise<readonly ChatMessage[]> {
-  let streaming = false;
   const result = await agent.run(input, {
     history,
     signal,
     ...(groups ? { groups } : {}),
     onEvent: (event) => {
-      if (event.type === 'text_delta') {
-        streaming = true;
-        terminal.write(event.text);
-        return;
-      }
-      if (event.type === 'model_end' && streaming) {
-        terminal.write('\n');
-        streaming = false;
-      }
+      screen.view.onAgent(event);
       const line = renderEvent(event, false);
-      if (line && event.type !== 'model_start') terminal.write(`  · ${line}\n`);
+      if (line && event.type !== 'model_start') screen.activity.line(`  · ${line}`);
     },
   });
   if (result.stopReason !== 'answer' && !signal.aborted)
-    terminal.write(`(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`);
+    screen.terminal.write(
+      `(run ended: ${result.stopReason}${result.error ? `: ${result.error.message}` : ''})\n`,
+    );
   return result.messages;
 }

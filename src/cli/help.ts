@@ -60,6 +60,16 @@ const GROUP: FlagSpec = {
   value: '<name>',
   help: 'only servers in this group, plus ungrouped ones (repeatable)',
 };
+const LOG_LEVEL: FlagSpec = {
+  name: 'log-level',
+  value: '<level>',
+  help: 'show server logs at this level and up, asked of each server (debug, info, notice, warning, error, critical, alert, emergency; default: warning and up, none asked)',
+};
+const QUIET: FlagSpec = {
+  name: 'quiet',
+  short: 'q',
+  help: 'no progress on stderr (spinners or step lines); warnings, errors and server logs still show',
+};
 const AUDIT: FlagSpec = { name: 'audit', value: '<file.jsonl>', help: 'append every tool call to this file' };
 const SYSTEM: FlagSpec = { name: 'system', value: '<text>', help: 'the system prompt' };
 
@@ -68,7 +78,11 @@ const MODELS_NOTE = `models: --model or AGENTFORGE_MODEL, e.g. openai:gpt-4o, op
   rule-based demo model (no key, no network). Keys and endpoints: OPENAI_API_KEY/OPENAI_BASE_URL,
   ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL, GEMINI_API_KEY/GEMINI_BASE_URL, OLLAMA_BASE_URL.
 approval: every tool call needs approval unless --approve or the server's "approval" key pre-approves it;
-  run asks on the terminal when there is one, otherwise unapproved calls are denied and the model is told.`;
+  run asks on the terminal when there is one, otherwise unapproved calls are denied and the model is told.
+progress: on stderr. On a terminal: a spinner per server connecting, the model thinking, each tool call with
+  its elapsed time and the server's progress bar and message, a call waiting for approval shown as waiting;
+  the answer streams in as the model writes it. Not on a terminal: one plain line per step (none for
+  \`run --json\`). --quiet turns it off; stdout carries only the answer or the JSON transcript.`;
 
 export const RUN_SPEC: CommandSpec = {
   name: 'run',
@@ -84,6 +98,8 @@ export const RUN_SPEC: CommandSpec = {
     AUDIT,
     SYSTEM,
     { name: 'no-input', help: 'never ask on the terminal: unapproved calls are denied' },
+    LOG_LEVEL,
+    QUIET,
     VERBOSE,
     HELP,
   ],
@@ -94,7 +110,7 @@ export const CHAT_SPEC: CommandSpec = {
   name: 'chat',
   summary: 'an interactive conversation with an agent over the configured servers',
   usage: ['chat [--config <mcp.json>] [--model <provider>:<model>] [options]'],
-  flags: [CONFIG, MODEL, APPROVE, GROUP, AUDIT, SYSTEM, VERBOSE, HELP],
+  flags: [CONFIG, MODEL, APPROVE, GROUP, AUDIT, SYSTEM, LOG_LEVEL, QUIET, VERBOSE, HELP],
   notes: MODELS_NOTE,
 };
 
@@ -108,7 +124,7 @@ export const TOOLS_SPEC: CommandSpec = {
       name: 'list',
       summary: 'every tool: llmName, server/MCP name, first line of the description',
       usage: ['tools list [--config <mcp.json>] [--json]'],
-      flags: [CONFIG, JSON_OUT, TIMEOUT, VERBOSE, HELP],
+      flags: [CONFIG, JSON_OUT, TIMEOUT, LOG_LEVEL, VERBOSE, HELP],
     },
     {
       name: 'call',
@@ -119,9 +135,12 @@ export const TOOLS_SPEC: CommandSpec = {
         { name: 'args', short: 'a', value: '<json>', help: 'the arguments, a JSON object' },
         JSON_OUT,
         TIMEOUT,
+        LOG_LEVEL,
         VERBOSE,
         HELP,
       ],
+      notes: `progress: on a terminal, a spinner while servers connect and the call runs, with the server's
+  progress bar and message; nothing extra when stderr is not a terminal.`,
     },
   ],
 };

@@ -4,6 +4,10 @@
  * names it (exit 1), after whatever the usable servers had is printed.
  */
 import type { McpHost } from '../agent/host.js';
+import type { LoggingLevel } from '../mcp/types.js';
+import { Activity, activityMode } from './activity.js';
+import { loadHostConfig } from './discover.js';
+import { RunView } from './run-view.js';
 import { CliFailure, UsageError } from './errors.js';
 import { connectTimeout, openHost, stderrLogger, unusableServers } from './setup.js';
 import { didYouMean } from './suggest.js';
@@ -22,15 +26,52 @@ export interface InspectValues {
   readonly verbose?: boolean | undefined;
 }
 
-export async function openForInspection(values: InspectValues, signal: AbortSignal): Promise<McpHost> {
-  const waitMs = connectTimeout(values.timeout);
-  return openHost(values.config, {
-    logger: stderrLogger(values.verbose ?? false),
-    verbose: values.verbose ?? false,
-    signal,
-    connectTimeoutMs: waitMs,
-    startupTimeoutMs: waitMs,
+/** Shows the connecting (and `tools call`'s call) on a terminal; see run-view.ts. */
+export interface InspectionDisplay {
+  readonly activity: Activity;
+  readonly view: RunView;
+  readonly logLevel?: LoggingLevel;
+}
+
+/**
+ * A display for the listings: spinners on a terminal, nothing otherwise (their output is for pipes and
+ * scripts), server logs from `--log-level` (default `warning`) up.
+ */
+export function inspectionDisplay(logLevel?: LoggingLevel): InspectionDisplay {
+  const tty = activityMode(process.stderr, false) === 'live';
+  const activity = new Activity({ mode: tty ? 'live' : 'quiet', output: process.stderr });
+  const view = new RunView(activity, {
+    callLines: false,
+    readyLines: false,
+    streamAnswers: false,
+    logLevel: logLevel ?? 'warning',
   });
+  return { activity, view, ...(logLevel ? { logLevel } : {}) };
+}
+
+export async function openForInspection(
+  values: InspectValues,
+  signal: AbortSignal,
+  display: InspectionDisplay = inspectionDisplay(),
+): Promise<McpHost> {
+  const waitMs = connectTimeout(values.timeout);
+  const config = await loadHostConfig(values.config, signal);
+  const print = (line: string) => display.activity.line(line);
+  display.view.connecting(config);
+  try {
+    return await openHost(config, {
+      logger: stderrLogger(values.verbose ?? false, print),
+      verbose: values.verbose ?? false,
+      print,
+      signal,
+      connectTimeoutMs: waitMs,
+      startupTimeoutMs: waitMs,
+      onEvent: display.view.onHost,
+      ...(display.logLevel ? { logLevel: display.logLevel } : {}),
+    });
+  } finally {
+    display.view.started(config);
+  }
 }
 
 /** One line per server that did not connect; the exit code the listing ends with. */

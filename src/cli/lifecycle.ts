@@ -6,6 +6,7 @@
  * kills every server process group it started (src/transports/stdio/children.ts).
  */
 import { constants } from 'node:os';
+import { closeActivities } from './activity.js';
 
 const HANDLED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 type HandledSignal = (typeof HANDLED)[number];
@@ -58,6 +59,8 @@ export class Shutdown {
       process.exit(this.exitCode);
     }
     this.#received = name;
+    // Spinners and progress rows are cleared first, so the message is not drawn over.
+    closeActivities();
     process.stderr.write(`agentforge: ${name}, cancelling and shutting the servers down\n`);
     this.#controller.abort(new InterruptedError(name));
     // Whatever still holds the event loop after the command's own cleanup must not keep the process alive.

@@ -50,9 +50,10 @@ export function renderEvent(event: AgentEvent, labelled: boolean): string | unde
       return `${labelled ? '[think] ' : ''}model chose ${calls.length} tool call${calls.length > 1 ? 's' : ''}: ${list}`;
     }
     case 'tool_call':
-      return event.server
-        ? `${head('act')}${event.call.name} -> tools/call ${event.server} / ${event.mcpName}`
-        : `${head('act')}${event.call.name} is not a known tool`;
+      // A known tool's call is shown when it is sent (tool_start): it may first wait for approval.
+      return event.server ? undefined : `${head('act')}${event.call.name} is not a known tool`;
+    case 'tool_start':
+      return `${head('act')}${event.llmName} -> tools/call ${event.server} / ${event.mcpName}`;
     case 'tool_result': {
       const r = event.record;
       const approval = r.approval ? `${r.approval.decision} by ${r.approval.by}` : 'no approval needed';

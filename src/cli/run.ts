@@ -9,15 +9,17 @@ import { toTranscript } from '../agent/transcript.js';
 import type { RunResult } from '../agent/events.js';
 import { loadHostConfig } from './discover.js';
 import { EXIT } from './errors.js';
+import { Activity, activityMode } from './activity.js';
 import { renderEvent } from './render.js';
+import { RunView } from './run-view.js';
+import type { LoggingLevel } from '../mcp/types.js';
+import { type AgentScreen, openAgentHost } from './agent-host.js';
 import {
-  AGENT_STARTUP_MS,
   NO_MODEL_MESSAGE,
   UsageError,
   chooseModel,
-  openHost,
+  parseLogLevel,
   requireSomeServer,
-  stderrLogger,
   warnUnmatched,
 } from './setup.js';
 import { agentTracingOption } from './telemetry.js';
@@ -33,6 +35,8 @@ export const RUN_OPTIONS = {
   audit: { type: 'string' },
   system: { type: 'string' },
   'no-input': { type: 'boolean', default: false },
+  'log-level': { type: 'string' },
+  quiet: { type: 'boolean', short: 'q', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
 } as const;
 
@@ -45,21 +49,10 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
   const maxSteps = values['max-steps'] ? positiveInt(values['max-steps'], '--max-steps') : undefined;
   // Before the Terminal exists: VS Code `${input:...}` questions read the terminal themselves.
   const config = await loadHostConfig(values.config, signal);
-  const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  const terminal = interactive ? new Terminal(process.stdin, process.stderr) : undefined;
-  const host = await openHost(config, {
-    // A slow server joins at a later turn instead of holding up the run (tools/list waits for all).
-    startupTimeoutMs: AGENT_STARTUP_MS,
-    logger: stderrLogger(values.verbose),
-    verbose: values.verbose,
-    signal,
-    ...(terminal
-      ? {
-          handlers: { elicitation: (server, params, signal) => terminal.elicit(server, params, signal) },
-          offerSampling: true,
-        }
-      : {}),
-  });
+  const logLevel = parseLogLevel(values['log-level']);
+  const screen = runScreen(values, logLevel);
+  const { activity, view, terminal } = screen;
+  const host = await openAgentHost(config, screen, { verbose: values.verbose, logLevel }, signal);
   try {
     requireSomeServer(host);
     warnUnmatched(host, values.approve, values.group);
@@ -68,18 +61,21 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
       signal,
       ...(values.group ? { groups: values.group } : {}),
       onEvent: (event) => {
+        view.onAgent(event);
         if (!values.verbose) return;
         const line = renderEvent(event, false);
-        if (line) process.stderr.write(`${line}\n`);
+        if (line) activity.line(line);
       },
     });
+    activity.close();
     // Interrupted: the signal handler said so; no partial answer on stdout.
     if (signal.aborted) return 1;
     if (values.json) process.stdout.write(`${JSON.stringify(toTranscript(result, host, task), null, 2)}\n`);
-    else if (result.answer !== '' || result.stopReason === 'answer')
+    else if ((result.answer !== '' || result.stopReason === 'answer') && !view.streamed(result.answer))
       process.stdout.write(`${result.answer}\n`);
     return runExitCode(result, maxSteps ?? 10);
   } finally {
+    activity.close();
     terminal?.close();
     await host.close();
   }
@@ -88,6 +84,24 @@ export async function runCommand(argv: string[], signal: AbortSignal): Promise<n
 type RunValues = ReturnType<
   typeof parseArgs<{ args: string[]; options: typeof RUN_OPTIONS; allowPositionals: true }>
 >['values'];
+
+/**
+ * Progress on stderr (live on a terminal, plain lines otherwise, none with --quiet or with --json and no one
+ * watching stderr); the answer streams onto stdout when that is a terminal; questions need both terminals.
+ */
+function runScreen(values: RunValues, logLevel: LoggingLevel | undefined): AgentScreen {
+  const quiet = values.quiet || (values.json && !process.stderr.isTTY);
+  const activity = new Activity({ mode: activityMode(process.stderr, quiet), output: process.stderr });
+  const view = new RunView(activity, {
+    callLines: !values.verbose,
+    readyLines: true,
+    streamAnswers: !values.json && process.stdout.isTTY === true,
+    logLevel: logLevel ?? 'warning',
+  });
+  const interactive = !values['no-input'] && Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const terminal = interactive ? new Terminal(process.stdin, process.stderr, activity) : undefined;
+  return { activity, view, terminal };
+}
 
 function buildAgent(
   values: RunValues,

@@ -7,6 +7,7 @@ import type { HostConfig } from '../agent/config.js';
 import { clientConnector } from '../agent/connect.js';
 import { type HostOptions, McpHost } from '../agent/host.js';
 import type { ChatModel } from '../agent/model.js';
+import { LOGGING_LEVELS, type LoggingLevel } from '../mcp/types.js';
 import { createModel } from '../providers/index.js';
 import type { Logger } from '../util/logger.js';
 import { loadHostConfig } from './discover.js';
@@ -28,29 +29,58 @@ export const CONNECT_TIMEOUT_MS = 30_000;
  */
 export async function openHost(
   source: string | undefined | HostConfig,
-  options: Omit<HostOptions, 'connector'> & { readonly verbose?: boolean } = {},
+  options: Omit<HostOptions, 'connector'> & {
+    readonly verbose?: boolean;
+    /** Where `--verbose` shows server stderr (through the display, so it never draws over it). */
+    readonly print?: (line: string) => void;
+  } = {},
 ) {
   const config = typeof source === 'object' ? source : await loadHostConfig(source, options.signal);
-  const { verbose, ...hostOptions } = options;
+  const { verbose, print, onEvent, ...hostOptions } = options;
+  const serverLogs = cliServerLogs(verbose === true, process.env, print);
   const traced = telemetryConnector();
   return McpHost.start(config, {
     ...(traced ? { connector: clientConnector(traced) } : {}),
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     retry: { maxAttempts: 2, backoffMs: 500 },
-    serverLogs: cliServerLogs(verbose === true),
+    serverLogs,
     ...hostOptions,
+    // Every server log message is kept in the server's log file, whatever the display shows of it.
+    onEvent: (event) => {
+      if (event.type === 'log') serverLogs.message(event.server, event.message);
+      onEvent?.(event);
+    },
   });
 }
 
 /**
- * Every stdio server's stderr goes to its own log file (AGENTFORGE_LOG_DIR, else the user's state dir);
- * `--verbose` also shows it live, each line prefixed with the server's name.
+ * Every stdio server's stderr, and every server's notifications/message, goes to its own log file
+ * (AGENTFORGE_LOG_DIR, else the user's state dir); `--verbose` also shows the stderr live, each line prefixed
+ * with the server's name.
  */
-export function cliServerLogs(verbose: boolean, env: NodeJS.ProcessEnv = process.env): ServerLogs {
+export function cliServerLogs(
+  verbose: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (line: string) => void = printStderr,
+): ServerLogs {
   const dir = env.AGENTFORGE_LOG_DIR?.trim() || defaultServerLogDir(env);
-  return new ServerLogs(
-    dir,
-    verbose ? { live: (server, line) => process.stderr.write(`[${server}] ${line}\n`) } : {},
+  return new ServerLogs(dir, verbose ? { live: (server, line) => print(`[${server}] ${line}`) } : {});
+}
+
+function printStderr(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * `--log-level`: an RFC 5424 severity name, as MCP logging uses (client/utilities/logging). Undefined when
+ * absent: no level is asked of servers, and what they send anyway is shown from `warning` up.
+ */
+export function parseLogLevel(raw: string | undefined): LoggingLevel | undefined {
+  if (raw === undefined) return undefined;
+  const level = raw.trim().toLowerCase();
+  if ((LOGGING_LEVELS as readonly string[]).includes(level)) return level as LoggingLevel;
+  throw new UsageError(
+    `--log-level must be one of ${LOGGING_LEVELS.join(', ')}${didYouMean(level, LOGGING_LEVELS)}`,
   );
 }
 
@@ -183,18 +213,18 @@ export async function probeOllama(
   }
 }
 
-/** Warnings to stderr, quiet otherwise (stdout carries the answer or the JSON transcript). */
-export function stderrLogger(verbose: boolean): Logger {
+/** Warnings to stderr (or the display), quiet otherwise (stdout carries the answer or the JSON transcript). */
+export function stderrLogger(verbose: boolean, print: (line: string) => void = printStderr): Logger {
+  const line = (level: string, message: string, data: unknown) =>
+    print(`[${level}] ${message}${data === undefined ? '' : ` ${String(data)}`}`);
   return {
     debug: (message, data) => {
-      if (verbose)
-        process.stderr.write(`[debug] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
+      if (verbose) line('debug', message, data);
     },
     warn: (message, data) => {
-      if (verbose) process.stderr.write(`[warn] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`);
+      if (verbose) line('warn', message, data);
     },
-    error: (message, data) =>
-      process.stderr.write(`[error] ${message}${data === undefined ? '' : ` ${String(data)}`}\n`),
+    error: (message, data) => line('error', message, data),
   };
 }
 

@@ -3,11 +3,49 @@
  * it, so they never fight over stdin.
  */
 import { createInterface, type Interface } from 'node:readline';
+import { Writable } from 'node:stream';
 import type { ApprovalAnswer, ApprovalRequest } from '../agent/approval.js';
 import type { CreateMessageRequestParams, ElicitRequestParams, ElicitResult } from '../mcp/types.js';
 
+/** Whatever else draws on the terminal, kept off it while a dialogue is open (see activity.ts). */
+export interface Display {
+  dialogue<T>(run: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Readline's output on a terminal, open only while a question waits for its answer: keys typed ahead while
+ * the agent works are kept (they answer the next question) but not echoed into the progress rows.
+ */
+class EchoGate extends Writable {
+  open = false;
+
+  constructor(readonly target: NodeJS.WritableStream) {
+    super();
+    target.on('resize', () => this.emit('resize'));
+  }
+
+  get isTTY(): boolean {
+    return (this.target as { isTTY?: boolean }).isTTY === true;
+  }
+
+  get columns(): number | undefined {
+    return (this.target as { columns?: number }).columns;
+  }
+
+  get rows(): number | undefined {
+    return (this.target as { rows?: number }).rows;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
+    if (this.open) this.target.write(chunk);
+    callback();
+  }
+}
+
 export class Terminal {
   readonly #rl: Interface;
+  readonly #display: Display | undefined;
+  readonly #echo: EchoGate | undefined;
   #closed = false;
   /** Lines typed (or piped) before anyone asked; piped input arrives all at once and must not be lost. */
   readonly #lines: string[] = [];
@@ -17,8 +55,12 @@ export class Terminal {
   constructor(
     readonly input: NodeJS.ReadableStream = process.stdin,
     readonly output: NodeJS.WritableStream = process.stderr,
+    display?: Display,
   ) {
-    this.#rl = createInterface({ input, output, terminal: Boolean((input as { isTTY?: boolean }).isTTY) });
+    this.#display = display;
+    const terminal = Boolean((input as { isTTY?: boolean }).isTTY);
+    this.#echo = terminal ? new EchoGate(output) : undefined;
+    this.#rl = createInterface({ input, output: this.#echo ?? output, terminal });
     this.#rl.on('line', (line) => {
       const next = this.#waiting.shift();
       if (next) next(line);
@@ -37,13 +79,20 @@ export class Terminal {
   question(prompt: string, signal?: AbortSignal): Promise<string | undefined> {
     this.output.write(prompt);
     const queued = this.#lines.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
+    if (queued !== undefined) {
+      // Typed ahead on a terminal: shown now, as the answer it becomes (a pipe's input is not echoed).
+      if (this.#echo) this.output.write(`${queued}\n`);
+      return Promise.resolve(queued);
+    }
     if (this.#closed || signal?.aborted) return Promise.resolve(undefined);
+    const echo = this.#echo;
+    if (echo) echo.open = true;
     return new Promise((resolve) => {
       const done = (line: string | undefined) => {
         const at = this.#waiting.indexOf(done);
         if (at >= 0) this.#waiting.splice(at, 1);
         signal?.removeEventListener('abort', onAbort);
+        if (echo && this.#waiting.length === 0) echo.open = false;
         resolve(line);
       };
       const onAbort = () => done(undefined);
@@ -69,10 +118,11 @@ export class Terminal {
 
   /**
    * Runs one dialogue at a time: parallel tool calls may ask together, and each question must be printed
-   * and answered whole before the next one starts.
+   * and answered whole before the next one starts; meanwhile the display holds back everything else.
    */
   #exclusive<T>(dialogue: () => Promise<T>): Promise<T> {
-    const turn = this.#dialogues.then(dialogue);
+    const display = this.#display;
+    const turn = this.#dialogues.then(() => (display ? display.dialogue(dialogue) : dialogue()));
     this.#dialogues = turn.then(
       () => undefined,
       () => undefined,

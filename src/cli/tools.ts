@@ -1,16 +1,26 @@
 /** `agentforge tools list|call`: inspect and call tools without a model. */
 import { parseArgs } from 'node:util';
+import { readProgress } from '../agent/call-events.js';
 import type { McpHost } from '../agent/host.js';
 import { partsToText, toResultParts } from '../agent/results.js';
 import { CliFailure, EXIT, UsageError, serverFailure } from './errors.js';
-import { INSPECT_OPTIONS, openForInspection, parseJsonObject, printJson, reportUnusable } from './inspect.js';
+import type { Activity } from './activity.js';
+import {
+  INSPECT_OPTIONS,
+  inspectionDisplay,
+  openForInspection,
+  parseJsonObject,
+  printJson,
+  reportUnusable,
+} from './inspect.js';
 import { describeServers } from './render.js';
-import { unusableServers } from './setup.js';
+import { parseLogLevel, unusableServers } from './setup.js';
 import { didYouMean } from './suggest.js';
 
 export const TOOLS_OPTIONS = {
   ...INSPECT_OPTIONS,
   args: { type: 'string', short: 'a' },
+  'log-level': { type: 'string' },
 } as const;
 
 export async function toolsCommand(argv: string[], signal: AbortSignal): Promise<number> {
@@ -23,12 +33,17 @@ export async function toolsCommand(argv: string[], signal: AbortSignal): Promise
   if (extra.length > 0 || (action === 'list' && llmName))
     throw new UsageError(`unexpected argument "${extra[0] ?? llmName}"`);
   const args = action === 'call' ? parseJsonObject(values.args) : {};
-  const host = await openForInspection(values, signal);
+  const display = inspectionDisplay(parseLogLevel(values['log-level']));
   try {
-    if (action === 'list') return list(host, values.json);
-    return await call(host, llmName!, args, values.json, signal);
+    const host = await openForInspection(values, signal, display);
+    try {
+      if (action === 'list') return list(host, values.json);
+      return await call(host, llmName!, args, values.json, display.activity, signal);
+    } finally {
+      await host.close();
+    }
   } finally {
-    await host.close();
+    display.activity.close();
   }
 }
 
@@ -37,16 +52,29 @@ async function call(
   llmName: string,
   args: Record<string, unknown>,
   json: boolean,
+  activity: Activity,
   signal: AbortSignal,
 ): Promise<number> {
   const tool = host.registry.get(llmName);
   if (!tool) throw missingTool(host, llmName);
   let result: Awaited<ReturnType<McpHost['callTool']>>;
+  activity.start('call', llmName);
   try {
-    result = await host.callTool(tool, args, { signal });
+    result = await host.callTool(tool, args, {
+      signal,
+      onprogress: (raw) => {
+        const progress = readProgress(raw);
+        if (progress) activity.progress('call', progress);
+      },
+      ontask: (task) =>
+        activity.note('call', `task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`),
+    });
   } catch (error) {
     if (signal.aborted) throw error;
     throw new CliFailure(serverFailure(tool.server, `tools/call ${tool.mcpName}`, error));
+  } finally {
+    activity.end('call');
+    activity.close();
   }
   if (json) printJson(result);
   else

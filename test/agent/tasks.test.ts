@@ -61,6 +61,14 @@ describe('agent host with task-backed tools', () => {
     const taskEvents = hostEvents.filter((event) => event.type === 'task');
     expect(taskEvents[0]).toMatchObject({ type: 'task', server: 'tasks', tool: 'render', status: 'working' });
     expect(taskEvents.at(-1)).toMatchObject({ tool: 'render', status: 'completed' });
+    // The same statuses reach the run as events of the render call itself.
+    const renderId = results.at(-1)?.record.id;
+    const callTasks = h.events.filter((event) => event.type === 'tool_task');
+    expect(callTasks.length).toBeGreaterThan(0);
+    for (const event of callTasks)
+      expect(event).toMatchObject({ callId: renderId, llmName: 'tasks__render' });
+    expect(callTasks[0]).toMatchObject({ status: 'working' });
+    expect(callTasks.at(-1)).toMatchObject({ status: 'completed' });
     expect(result.answer).toBe('rendered in 1500 ms (task) | quick | quick');
   });
 

@@ -197,7 +197,7 @@ describe('errors', () => {
   it('a model that cannot be reached: the URL and the cause', async () => {
     const port = await closedPort();
     const { code, stdout, stderr } = await cli(
-      ['run', '--config', config, '--model', 'openai:gpt-4o', '--no-input', 'hi'],
+      ['run', '--quiet', '--config', config, '--model', 'openai:gpt-4o', '--no-input', 'hi'],
       { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } },
     );
     expect({ code, stdout }).toEqual({ code: 1, stdout: '' });

@@ -88,7 +88,7 @@ describe('a server that never connected', () => {
 
   it('run warns once and goes on with the usable servers', async () => {
     const { code, stdout, stderr } = await cli(
-      ['run', '--config', configs.crash!, '--model', fake.spec(), '--approve', 'all', 'weather?'],
+      ['run', '--quiet', '--config', configs.crash!, '--model', fake.spec(), '--approve', 'all', 'weather?'],
       { env: fake.env },
     );
     expect(stderr).toBe(
@@ -114,7 +114,7 @@ describe('a server that never connected', () => {
 describe('how a run ended', () => {
   it('every tool call denied: the answer is printed and the exit code is 3', async () => {
     const { code, stdout, stderr } = await cli(
-      ['run', '--config', configs.ok!, '--model', fake.spec(), 'weather?'],
+      ['run', '--quiet', '--config', configs.ok!, '--model', fake.spec(), 'weather?'],
       {
         env: fake.env,
       },
@@ -132,6 +132,7 @@ describe('how a run ended', () => {
     const { code, stderr } = await cli(
       [
         'run',
+        '--quiet',
         '--config',
         configs.ok!,
         '--model',
@@ -152,6 +153,7 @@ describe('how a run ended', () => {
     const { code, stderr } = await cli(
       [
         'run',
+        '--quiet',
         '--config',
         configs.ok!,
         '--model',

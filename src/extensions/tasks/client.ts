@@ -23,7 +23,7 @@ export interface TasksClientOptions {
   maxPollIntervalMs?: number;
 }
 
-export interface TaskCallOptions extends Pick<CallOptions, 'timeoutMs'> {
+export interface TaskCallOptions extends Pick<CallOptions, 'timeoutMs' | 'onprogress'> {
   /** Aborting cancels the task (tasks/cancel) and rejects with LocalError 'cancelled'. */
   signal?: AbortSignal;
   /** The call became a task: its id is what `wait` needs to resume after a restart. */
@@ -80,6 +80,7 @@ export class TasksClient {
     const requestOptions: CallOptions = {};
     if (options.signal) requestOptions.signal = options.signal;
     if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
+    if (options.onprogress) requestOptions.onprogress = options.onprogress;
     const result = (await this.#client.callTool(params, requestOptions)) as unknown as JSONObject;
     if (result.resultType !== 'task') return { result: result as unknown as CallToolResult };
     return { task: readTask(result) };
