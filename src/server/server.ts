@@ -15,6 +15,7 @@ import {
 import { InstalledExtensions, type ServerExtension, extensionRoutes } from './extension.js';
 import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import type {
+  ListFilter,
   PromptDefinition,
   ResourceDefinition,
   ServerCore,
@@ -69,6 +70,12 @@ export interface McpServerOptions {
   maxListens?: number;
   /** Extra capabilities to advertise (experimental, extensions). */
   capabilities?: ServerCapabilities;
+  /**
+   * Which entries of tools/list, prompts/list, resources/list and resources/templates/list a caller sees (a
+   * gateway's per-principal policy); the name is the tool or prompt name, the resource URI or the template name.
+   * Lists are then built per request and marked private. Calls are not filtered: a handler checks its caller.
+   */
+  listFilter?: ListFilter;
   logger?: Logger;
 }
 
@@ -119,6 +126,7 @@ export class McpServer {
       resources: new Collection<ResourceDefinition>(resourceWire, changed('resources')),
       templates: new Collection<TemplateDefinition>(templateWire, changed('resources')),
       prompts: new Collection<PromptDefinition>(promptWire, changed('prompts')),
+      listFilter: options.listFilter,
       pageSize: Math.max(1, Math.floor(options.pageSize ?? 500)),
       defaultCache,
       sealer: new RequestStateSealer(options.requestState),
