@@ -19,6 +19,9 @@ import type {
 } from '../mcp/types.js';
 import type { ServerConfig } from './config.js';
 
+/** Progress the server reports for one call (basic/utilities/progress). */
+export type ProgressListener = (progress: { progress: number; total?: number; message?: string }) => void;
+
 export type ClientEvent = 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged' | 'close';
 
 export interface HostClient {
@@ -30,7 +33,7 @@ export interface HostClient {
   listTools(options?: { signal?: AbortSignal }): Promise<Tool[]>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
-    options?: { signal?: AbortSignal; timeoutMs?: number },
+    options?: { signal?: AbortSignal; timeoutMs?: number; onprogress?: ProgressListener },
   ): Promise<CallToolResult>;
   listResources(options?: { signal?: AbortSignal }): Promise<Resource[]>;
   readResource(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;

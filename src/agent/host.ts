@@ -22,6 +22,7 @@ import type {
   ClientEvent,
   Connector,
   HostClient,
+  ProgressListener,
   ServerRequestHandlers,
   TaskUpdate,
 } from './client-surface.js';
@@ -216,7 +217,7 @@ export class McpHost {
   async callTool(
     tool: RegisteredTool,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; onprogress?: ProgressListener } = {},
   ): Promise<CallToolResult> {
     const slot = this.slots.get(tool.server);
     const client = slot?.client;
@@ -227,7 +228,7 @@ export class McpHost {
       );
     }
     try {
-      return await this.callOn(client, tool, args, slot.config.timeoutMs, options.signal);
+      return await this.callOn(client, tool, args, slot.config.timeoutMs, options);
     } catch (error) {
       // A request that could not reach the server may mean the server is gone (over HTTP nothing else
       // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
@@ -251,8 +252,9 @@ export class McpHost {
     tool: RegisteredTool,
     args: Record<string, unknown>,
     timeoutMs: number | undefined,
-    signal: AbortSignal | undefined,
+    options: { signal?: AbortSignal; onprogress?: ProgressListener },
   ): Promise<CallToolResult> {
+    const { signal, onprogress } = options;
     if (tool.kind === 'resource') {
       const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
       return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -266,7 +268,11 @@ export class McpHost {
     }
     return client.callTool(
       { name: tool.mcpName, arguments: args },
-      { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+      {
+        ...(signal ? { signal } : {}),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(onprogress ? { onprogress } : {}),
+      },
     );
   }
 

@@ -20,6 +20,7 @@ export type {
   ConnectContext,
   Connector,
   HostClient,
+  ProgressListener,
   ServerRequestHandlers,
   TaskUpdate,
 } from './client-surface.js';
