@@ -5,6 +5,7 @@
  */
 import type {
   CallToolResult,
+  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -33,7 +34,13 @@ export interface HostClient {
   listTools(options?: { signal?: AbortSignal }): Promise<Tool[]>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
-    options?: { signal?: AbortSignal; timeoutMs?: number; onprogress?: ProgressListener },
+    options?: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      onprogress?: ProgressListener;
+      /** What this call declares instead of the client's capabilities (2026-07-28 `_meta`). */
+      clientCapabilities?: ClientCapabilities;
+    },
   ): Promise<CallToolResult>;
   listResources(options?: { signal?: AbortSignal }): Promise<Resource[]>;
   readResource(params: { uri: string }, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;

@@ -7,6 +7,7 @@ import type { ServerLogs } from './server-logs.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type {
   CallToolResult,
+  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -92,6 +93,14 @@ export interface HostOptions {
   readonly serverLogs?: ServerLogs;
   /** Aborting it while `start()` waits for servers shuts every server down and rejects with its reason. */
   readonly signal?: AbortSignal;
+}
+
+/** How `McpHost.callTool` runs one call: cancellation, progress, and the capabilities it declares. */
+export interface CallToolOptions {
+  readonly signal?: AbortSignal;
+  readonly onprogress?: ProgressListener;
+  /** Declared for this call instead of the host's capabilities (2026-07-28 `_meta`; a gateway's caller's). */
+  readonly clientCapabilities?: ClientCapabilities;
 }
 
 export class McpHost {
@@ -217,7 +226,7 @@ export class McpHost {
   async callTool(
     tool: RegisteredTool,
     args: Record<string, unknown>,
-    options: { signal?: AbortSignal; onprogress?: ProgressListener } = {},
+    options: CallToolOptions = {},
   ): Promise<CallToolResult> {
     const slot = this.slots.get(tool.server);
     const client = slot?.client;
@@ -252,9 +261,9 @@ export class McpHost {
     tool: RegisteredTool,
     args: Record<string, unknown>,
     timeoutMs: number | undefined,
-    options: { signal?: AbortSignal; onprogress?: ProgressListener },
+    options: CallToolOptions,
   ): Promise<CallToolResult> {
-    const { signal, onprogress } = options;
+    const { signal, onprogress, clientCapabilities } = options;
     if (tool.kind === 'resource') {
       const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
       return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -272,6 +281,7 @@ export class McpHost {
         ...(signal ? { signal } : {}),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(onprogress ? { onprogress } : {}),
+        ...(clientCapabilities ? { clientCapabilities } : {}),
       },
     );
   }

@@ -46,7 +46,13 @@ export {
   eventStream,
 } from './events.js';
 export { globToRegExp } from './glob.js';
-export { type HostEvent, type HostOptions, type HostRequestHandlers, McpHost } from './host.js';
+export {
+  type CallToolOptions,
+  type HostEvent,
+  type HostOptions,
+  type HostRequestHandlers,
+  McpHost,
+} from './host.js';
 export {
   type AgentMiddleware,
   type ApprovalDecision,

@@ -6,12 +6,15 @@
  */
 import type { Connection, RequestOptions, Result } from '../jsonrpc/connection.js';
 import type { Era } from '../mcp/revisions.js';
+import type { ClientCapabilities } from '../mcp/types.js';
 import type { ServerState } from './era.js';
 import type { SubscriptionWire } from './subscriptions.js';
 
 /** What one round trip needs on the wire: the connection's options plus the caller's trace. */
 export interface WireRequestOptions extends RequestOptions {
   traceparent?: string;
+  /** The capabilities this request declares (2026-07-28 `_meta`); a handshake session declared its own. */
+  clientCapabilities?: ClientCapabilities;
 }
 
 /** Sends one request during connect, through the client's middleware (see `ClientRequestContext.connecting`). */

@@ -44,7 +44,8 @@ export class RequestDefaults {
       options.signal === undefined &&
       options.timeoutMs === undefined &&
       options.maxTotalTimeoutMs === undefined &&
-      options.onprogress === undefined
+      options.onprogress === undefined &&
+      options.clientCapabilities === undefined
     ) {
       return this.#plain;
     }
@@ -56,6 +57,7 @@ export class RequestDefaults {
     if (options.onprogress)
       requestOptions.onprogress = options.onprogress as (p: Record<string, unknown>) => void;
     if (traceparent) requestOptions.traceparent = traceparent;
+    if (options.clientCapabilities) requestOptions.clientCapabilities = options.clientCapabilities;
     return requestOptions;
   }
 

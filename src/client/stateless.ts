@@ -88,27 +88,35 @@ export class StatelessCodec implements ClientEraCodec {
     this.#baseMeta = Object.freeze(this.#buildMeta(undefined));
   }
 
-  #buildMeta(callerMeta: Record<string, unknown> | undefined): Record<string, unknown> {
+  #buildMeta(
+    callerMeta: Record<string, unknown> | undefined,
+    capabilities: ClientCapabilities = this.#capabilities,
+  ): Record<string, unknown> {
     const meta: Record<string, unknown> = {
       ...callerMeta,
       [MetaKey.ProtocolVersion]: this.#version,
-      [MetaKey.ClientCapabilities]: this.#capabilities,
+      [MetaKey.ClientCapabilities]: capabilities,
       [MetaKey.ClientInfo]: this.#clientInfo,
     };
     if (this.#logLevel) meta[MetaKey.LogLevel] = this.#logLevel;
     return meta;
   }
 
-  withMeta(params: Record<string, unknown> | undefined, traceparent?: string): Record<string, unknown> {
+  /** `capabilities`: what this one request declares instead of the client's (a gateway forwarding its caller's). */
+  withMeta(
+    params: Record<string, unknown> | undefined,
+    traceparent?: string,
+    capabilities?: ClientCapabilities,
+  ): Record<string, unknown> {
     const callerMeta = params?._meta as Record<string, unknown> | undefined;
     // Object.assign, then a store: on Node 20 a spread with an extra property (`{ ...params, _meta }`)
     // takes a slow runtime path costing about a microsecond per call.
     const outgoing: Record<string, unknown> = Object.assign({}, params);
-    if (callerMeta === undefined && !traceparent) {
+    if (callerMeta === undefined && !traceparent && !capabilities) {
       outgoing._meta = this.#baseMeta;
       return outgoing;
     }
-    const meta = this.#buildMeta(callerMeta ?? {});
+    const meta = this.#buildMeta(callerMeta ?? {}, capabilities);
     if (traceparent) meta[MetaKey.TraceParent] = traceparent;
     outgoing._meta = meta;
     return outgoing;
@@ -125,13 +133,13 @@ export class StatelessCodec implements ClientEraCodec {
     options: WireRequestOptions,
   ): Promise<Result> {
     return connection
-      .request(method, this.withMeta(params, options.traceparent), options)
+      .request(method, this.withMeta(params, options.traceparent, options.clientCapabilities), options)
       .then(undefined, (error: unknown) => {
         const next = pickStatelessVersion(supportedVersionsOf(error));
         if (next === undefined) throw unwrapError(error);
         this.version = next;
         return connection
-          .request(method, this.withMeta(params, options.traceparent), options)
+          .request(method, this.withMeta(params, options.traceparent, options.clientCapabilities), options)
           .then(undefined, rethrowUnwrapped);
       });
   }

@@ -21,6 +21,8 @@ import type { EraCache, TransportKindCache } from './server-caches.js';
 export interface InputContext {
   /** The client request that is waiting for this input (tools/call, prompts/get, resources/read), if known. */
   readonly relatedMethod?: string;
+  /** The `inputRequests` key the server gave this input (2026-07-28 MRTR); absent for a server-initiated request. */
+  readonly key?: string;
   readonly signal: AbortSignal;
 }
 
@@ -110,6 +112,11 @@ export interface CallOptions {
   traceparent?: string;
   /** tools/call is never retried after a connection failure unless this is set. */
   retry?: boolean;
+  /**
+   * The capabilities this request declares instead of the client's (2026-07-28 `_meta`, every MRTR round): a
+   * gateway forwards its caller's. A handshake-era session declared its capabilities at initialize; unused there.
+   */
+  clientCapabilities?: ClientCapabilities;
 }
 
 export interface RequestOptionsLite {

@@ -17,7 +17,13 @@ import { InputRequiredSignal } from '../server/input.js';
 import { digest } from '../server/request-state.js';
 import type { HandlerContext } from '../server/types.js';
 
-export type InputMethod = 'elicitation/create' | 'sampling/createMessage';
+export type InputMethod = InputRequest['method'];
+
+const SHORT_NAMES: Record<InputMethod, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 interface PendingAsk {
   readonly key: string;
@@ -43,6 +49,8 @@ export class Exchange {
   #wake: (() => void) | undefined;
   #settled: Settled | undefined;
   #sequence = 0;
+  /** Keys asked so far: an upstream key reused in a later round gets a suffix (answers are kept by key). */
+  readonly #keys = new Set<string>();
   parkTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -60,10 +68,15 @@ export class Exchange {
    * The upstream asks for input. The downstream is asked by the round being served (`drive`): inline on a
    * handshake session, with input_required on 2026-07-28.
    */
-  ask(method: InputMethod, params: JSONObject, signal: AbortSignal): Promise<Record<string, unknown>> {
+  ask(
+    method: InputMethod,
+    params: JSONObject,
+    signal: AbortSignal,
+    upstreamKey?: string,
+  ): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const ask: PendingAsk = {
-        key: `${this.id}.${++this.#sequence}`,
+        key: this.#keyFor(method, upstreamKey),
         request: { method, params } as InputRequest,
         resolve,
         reject,
@@ -80,6 +93,16 @@ export class Exchange {
       );
       this.#notify();
     });
+  }
+
+  /** The upstream's own `inputRequests` key where it gave one (2026-07-28), else `<method>-<n>`. */
+  #keyFor(method: InputMethod, upstreamKey: string | undefined): string {
+    const base = upstreamKey ?? `${SHORT_NAMES[method]}-${this.#sequence + 1}`;
+    this.#sequence++;
+    let key = base;
+    for (let n = 2; this.#keys.has(key); n++) key = `${base}~${n}`;
+    this.#keys.add(key);
+    return key;
   }
 
   progress(progress: { progress: number; total?: number; message?: string }): void {

@@ -71,6 +71,7 @@ export class Forwarder {
       return await this.#run(target, context, args, (exchange, client) => {
         const options = {
           signal: exchange.controller.signal,
+          clientCapabilities: context.clientCapabilities,
           ...(wantsProgress
             ? { onprogress: (p: Parameters<Exchange['progress']>[0]) => exchange.progress(p) }
             : {}),
@@ -100,7 +101,7 @@ export class Forwarder {
       this.#run(full, context, args, (exchange, client) =>
         (client ?? this.#shared(full.server)).getPrompt(
           { name: full.upstreamName, arguments: args },
-          { signal: exchange.controller.signal },
+          { signal: exchange.controller.signal, clientCapabilities: context.clientCapabilities },
         ),
       ),
     );
@@ -113,7 +114,7 @@ export class Forwarder {
       this.#run(full, context, { uri: full.name }, (exchange, client) =>
         (client ?? this.#shared(full.server)).readResource(
           { uri: full.upstreamName },
-          { signal: exchange.controller.signal },
+          { signal: exchange.controller.signal, clientCapabilities: context.clientCapabilities },
         ),
       ),
     );

@@ -8,7 +8,6 @@ import type { HostConfig } from '../agent/config.js';
 import { McpHost, type HostEvent, type HostOptions } from '../agent/host.js';
 import { SEARCH_TOOL_NAME, ToolSearch } from '../agent/tool-search.js';
 import type { ToolDefinition } from '../agent/model.js';
-import type { ClientHandlers } from '../client/types.js';
 import type { JSONObject } from '../mcp/types.js';
 import type { RequestStateOptions } from '../server/request-state.js';
 import { principalOf } from '../server/request-state.js';
@@ -18,7 +17,7 @@ import type { ServerSession } from '../server/session.js';
 import { isRecord } from '../util/record.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { PACKAGE_VERSION } from '../util/version.js';
-import { Bridge, type InputMethod } from './bridge.js';
+import { Bridge } from './bridge.js';
 import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
 import {
@@ -28,7 +27,12 @@ import {
   type RateLimits,
   ToolPolicy,
 } from './governance.js';
-import { PrincipalPool, type UpstreamCredentialsHook, gatewayConnector } from './upstreams.js';
+import {
+  PrincipalPool,
+  type UpstreamAsk,
+  type UpstreamCredentialsHook,
+  gatewayConnector,
+} from './upstreams.js';
 
 export interface GatewayOptions {
   readonly config: HostConfig;
@@ -301,41 +305,31 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     throw new Error('perPrincipal servers need an upstreamCredentials hook');
   let gateway: Gateway | undefined;
   const bridge = new Bridge(options.inputTimeoutMs === undefined ? {} : { parkMs: options.inputTimeoutMs });
-  const ask = (connection: string, method: InputMethod, params: JSONObject, signal: AbortSignal) => {
+  const ask: UpstreamAsk = (connection, method, params, signal, key) => {
     const exchange = bridge.exchangeFor(connection);
-    // client/elicitation: with no caller to ask, declining is the answer.
-    if (!exchange) {
-      if (method === 'elicitation/create') return Promise.resolve({ action: 'decline' });
-      return Promise.reject(new Error('no downstream request to ask for sampling'));
-    }
-    return exchange.ask(method, params, signal);
+    if (exchange) return exchange.ask(method, params, signal, key);
+    // No caller to ask (a request of no forwarded call): client/elicitation allows declining; no roots.
+    if (method === 'elicitation/create') return Promise.resolve({ action: 'decline' });
+    if (method === 'roots/list') return Promise.resolve({ roots: [] });
+    return Promise.reject(new Error('no downstream request to ask for sampling'));
   };
   const events = {
     log: (connection: string, params: { level: string; data?: unknown; logger?: string }) =>
       bridge.exchangeFor(connection)?.log(params.level as never, params.data, params.logger),
     resourceUpdated: (server: string, uri: string) => gateway?.resourceUpdated(server, uri),
   };
-  const handlers = (connection: string): ClientHandlers => ({
-    elicitation: (params, input) => ask(connection, 'elicitation/create', params, input.signal) as never,
-    sampling: (params, input) => ask(connection, 'sampling/createMessage', params, input.signal) as never,
-  });
   const pool =
     options.upstreamCredentials && (options.perPrincipal?.length ?? 0) > 0
       ? new PrincipalPool({
           credentials: options.upstreamCredentials,
-          handlers,
+          ask,
           events,
           logger: options.logger ?? silentLogger,
         })
       : undefined;
   const host = await McpHost.start(config, {
     ...options.upstream,
-    connector: gatewayConnector(events),
-    offerSampling: true,
-    handlers: {
-      elicitation: (server, params, signal) => ask(server, 'elicitation/create', params, signal) as never,
-      sampling: (server, params, signal) => ask(server, 'sampling/createMessage', params, signal) as never,
-    },
+    connector: gatewayConnector(events, ask),
     ...(options.prefix === false ? { namer: (_server: string, tool: string) => tool } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });

@@ -9,7 +9,8 @@ import { McpClient } from '../client/client.js';
 import type { ClientHandlers, ClientOptions } from '../client/types.js';
 import type { ConnectContext, Connector } from '../agent/client-surface.js';
 import type { ServerConfig } from '../agent/config.js';
-import type { LoggingMessageParams } from '../mcp/types.js';
+import type { JSONObject, LoggingMessageParams } from '../mcp/types.js';
+import type { InputMethod } from './bridge.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import type { Logger } from '../util/logger.js';
 
@@ -25,6 +26,29 @@ export type UpstreamCredentialsHook = (
   principal: string,
   server: string,
 ) => UpstreamCredentials | undefined | Promise<UpstreamCredentials | undefined>;
+
+/** Input an upstream asks for (elicitation, sampling, roots), with its MRTR key when it has one. */
+export type UpstreamAsk = (
+  connection: string,
+  method: InputMethod,
+  params: JSONObject,
+  signal: AbortSignal,
+  key: string | undefined,
+) => Promise<Record<string, unknown>>;
+
+/** The client handlers of one upstream connection: every input request goes to the exchange it belongs to. */
+export function upstreamHandlers(connection: string, ask: UpstreamAsk): ClientHandlers {
+  return {
+    elicitation: (params, input) =>
+      ask(connection, 'elicitation/create', params, input.signal, input.key) as Promise<never>,
+    sampling: (params, input) =>
+      ask(connection, 'sampling/createMessage', params, input.signal, input.key) as Promise<never>,
+    roots: async (input) => {
+      const answer = await ask(connection, 'roots/list', {}, input.signal, input.key);
+      return Array.isArray(answer.roots) ? (answer.roots as never) : [];
+    },
+  };
+}
 
 /** What the gateway hears from an upstream connection, tagged with the connection. */
 export interface UpstreamEvents {
@@ -44,6 +68,9 @@ function clientOptions(
     clientInfo: CLIENT_INFO,
     handlers,
     logLevel: 'debug',
+    // One connection serves many principals: no result is kept for the next caller (their cacheScope is the
+    // upstream's to set, and a private result must never reach another principal).
+    cache: false,
     ...(signal ? { signal } : {}),
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.protocolVersion === undefined ? {} : { protocolVersion: config.protocolVersion }),
@@ -65,14 +92,13 @@ async function open(config: ServerConfig, options: ClientOptions, env?: Readonly
   );
 }
 
-/** The host's connector for the gateway's shared connections. */
-export function gatewayConnector(events: UpstreamEvents): Connector {
+/**
+ * The host's connector for the gateway's shared connections. Input requests bypass the host's handlers: they
+ * go to the downstream request they belong to, with their MRTR key.
+ */
+export function gatewayConnector(events: UpstreamEvents, ask: UpstreamAsk): Connector {
   return async (config: ServerConfig, context: ConnectContext) => {
-    const { elicitation, sampling } = context.handlers;
-    const handlers: ClientHandlers = {
-      ...(elicitation ? { elicitation: (params, input) => elicitation(params, input.signal) } : {}),
-      ...(sampling ? { sampling: (params, input) => sampling(params, input.signal) } : {}),
-    };
+    const handlers = upstreamHandlers(config.name, ask);
     const options = clientOptions(config, handlers, context.signal, {});
     if (context.onStderr) options.onstderr = context.onStderr;
     const client = await open(config, options);
@@ -99,8 +125,8 @@ interface Pooled {
 
 export interface PrincipalPoolOptions {
   readonly credentials: UpstreamCredentialsHook;
-  /** Answers one connection's input requests (elicitation, sampling), given the connection's key. */
-  readonly handlers: (connection: string) => ClientHandlers;
+  /** Answers the input requests of every connection. */
+  readonly ask: UpstreamAsk;
   readonly events: UpstreamEvents;
   readonly logger: Logger;
   /** Connections idle this long are closed (default 10 minutes). */
@@ -167,7 +193,12 @@ export class PrincipalPool {
   async #open(config: ServerConfig, principal: string, key: string): Promise<McpClient> {
     const credentials = await this.#options.credentials(principal, config.name);
     if (!credentials) throw new Error(`no upstream credentials for this principal on server ${config.name}`);
-    const options = clientOptions(config, this.#options.handlers(key), undefined, credentials.headers ?? {});
+    const options = clientOptions(
+      config,
+      upstreamHandlers(key, this.#options.ask),
+      undefined,
+      credentials.headers ?? {},
+    );
     const client = await open(config, options, credentials.env);
     const { events } = this.#options;
     client.on('log', (params) => events.log(key, params));
