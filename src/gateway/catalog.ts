@@ -117,6 +117,20 @@ export class Catalog {
     return out;
   }
 
+  /** Tools whose namespaced name another upstream's tool already had: (wanted, given, server) of each. */
+  toolCollisions(): Array<{ wanted: string; given: string; server: string }> {
+    if (!this.#options.prefix) return [];
+    return this.#host.registry
+      .entries()
+      .filter((entry) => entry.kind === 'tool')
+      .map((entry) => ({
+        wanted: sanitizeName(`${entry.server}__${entry.mcpName}`),
+        given: entry.llmName,
+        server: entry.server,
+      }))
+      .filter((collision) => collision.wanted !== collision.given);
+  }
+
   /** The downstream tool name of a registry entry: the host's llmName, or the exact name without a prefix. */
   toolName(entry: RegisteredTool): string {
     return this.#options.prefix ? entry.llmName : entry.mcpName;

@@ -210,6 +210,10 @@ export class Gateway {
   async #sync(): Promise<void> {
     if (this.#closed) return;
     await this.host.refresh();
+    for (const collision of this.#catalog.toolCollisions()) {
+      const seen = this.#collisions.some((c) => c.kind === 'tool' && c.given === collision.given);
+      if (!seen) this.#collided({ kind: 'tool', ...collision });
+    }
     const groups = new Map(this.#options.config.servers.map((s) => [s.name, s.groups]));
     for (const endpoint of this.#endpoints.values()) {
       endpoint.mirror.apply(this.#catalog.desired(endpoint.group, (name) => groups.get(name) ?? []));
