@@ -18,6 +18,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../mcp/types.js';
+import type { ClientHandlers } from '../client/types.js';
 import type { ServerConfig } from './config.js';
 
 /** Progress the server reports for one call (basic/utilities/progress). */
@@ -40,6 +41,8 @@ export interface HostClient {
       onprogress?: ProgressListener;
       /** What this call declares instead of the client's capabilities (2026-07-28 `_meta`). */
       clientCapabilities?: ClientCapabilities;
+      /** Answers this call's MRTR input requests instead of the client's handlers. */
+      handlers?: ClientHandlers;
     },
   ): Promise<CallToolResult>;
   listResources(options?: { signal?: AbortSignal }): Promise<Resource[]>;

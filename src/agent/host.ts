@@ -17,6 +17,7 @@ import type {
   ReadResourceResult,
   Resource,
 } from '../mcp/types.js';
+import type { ClientHandlers } from '../client/types.js';
 import { delay } from '../util/abort.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type {
@@ -101,6 +102,8 @@ export interface CallToolOptions {
   readonly onprogress?: ProgressListener;
   /** Declared for this call instead of the host's capabilities (2026-07-28 `_meta`; a gateway's caller's). */
   readonly clientCapabilities?: ClientCapabilities;
+  /** Answers this call's MRTR input requests instead of the host's handlers (a gateway's caller). */
+  readonly handlers?: ClientHandlers;
 }
 
 export class McpHost {
@@ -263,7 +266,7 @@ export class McpHost {
     timeoutMs: number | undefined,
     options: CallToolOptions,
   ): Promise<CallToolResult> {
-    const { signal, onprogress, clientCapabilities } = options;
+    const { signal, onprogress, clientCapabilities, handlers } = options;
     if (tool.kind === 'resource') {
       const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
       return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -282,6 +285,7 @@ export class McpHost {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(onprogress ? { onprogress } : {}),
         ...(clientCapabilities ? { clientCapabilities } : {}),
+        ...(handlers ? { handlers } : {}),
       },
     );
   }

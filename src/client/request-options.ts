@@ -64,8 +64,10 @@ export class RequestDefaults {
   /** The MRTR loop's bounds for a request with these options; shared when they set no total of their own. */
   inputLoop(options: CallOptions): InputLoopOptions {
     const maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? this.#inputLoop.maxTotalTimeoutMs;
-    if (maxTotalTimeoutMs === this.#inputLoop.maxTotalTimeoutMs) return this.#inputLoop;
-    return { handlers: this.#inputLoop.handlers, maxRounds: this.#inputLoop.maxRounds, maxTotalTimeoutMs };
+    if (maxTotalTimeoutMs === this.#inputLoop.maxTotalTimeoutMs && options.handlers === undefined)
+      return this.#inputLoop;
+    const handlers = options.handlers ?? this.#inputLoop.handlers;
+    return { handlers, maxRounds: this.#inputLoop.maxRounds, maxTotalTimeoutMs };
   }
 }
 

@@ -117,6 +117,11 @@ export interface CallOptions {
    * gateway forwards its caller's. A handshake-era session declared its capabilities at initialize; unused there.
    */
   clientCapabilities?: ClientCapabilities;
+  /**
+   * Answers this call's MRTR input requests (2026-07-28 `input_required`) instead of the client's handlers: a
+   * gateway asks the caller the call is made for. A handshake-era server's own requests still go to the client's.
+   */
+  handlers?: ClientHandlers;
 }
 
 export interface RequestOptionsLite {

@@ -9,7 +9,7 @@
  *   the client's retry picks it up, hands it the answers and waits for what comes next.
  * An upstream `requestState` therefore never leaves the gateway: the client library keeps it for its rounds.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ClientHandlers } from '../client/types.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { invalidParams } from '../mcp/errors.js';
 import type { InputRequest, JSONObject, LoggingLevel } from '../mcp/types.js';
@@ -52,6 +52,7 @@ export class Exchange {
   /** Keys asked so far: an upstream key reused in a later round gets a suffix (answers are kept by key). */
   readonly #keys = new Set<string>();
   parkTimer: NodeJS.Timeout | undefined;
+  #handlers: ClientHandlers | undefined;
 
   constructor(
     readonly id: string,
@@ -93,6 +94,21 @@ export class Exchange {
       );
       this.#notify();
     });
+  }
+
+  /** The upstream call's own MRTR input handlers (`CallOptions.handlers`): its input requests come here. */
+  get handlers(): ClientHandlers {
+    this.#handlers ??= {
+      elicitation: (params, input) =>
+        this.ask('elicitation/create', params, input.signal, input.key) as Promise<never>,
+      sampling: (params, input) =>
+        this.ask('sampling/createMessage', params, input.signal, input.key) as Promise<never>,
+      roots: async (input) => {
+        const answer = await this.ask('roots/list', {}, input.signal, input.key);
+        return Array.isArray(answer.roots) ? (answer.roots as never) : [];
+      },
+    };
+    return this.#handlers;
   }
 
   /** The upstream's own `inputRequests` key where it gave one (2026-07-28), else `<method>-<n>`. */
@@ -184,7 +200,6 @@ export interface BridgeOptions {
 
 /** The exchanges in flight, which upstream connection each runs on, and those parked between MRTR rounds. */
 export class Bridge {
-  readonly #current = new AsyncLocalStorage<Exchange>();
   readonly #inflight = new Map<string, Set<Exchange>>();
   readonly #parked = new Map<string, Exchange[]>();
   readonly #parkMs: number;
@@ -228,14 +243,12 @@ export class Bridge {
   }
 
   /**
-   * The exchange an upstream's request or log belongs to: the one whose async context made the upstream call
-   * (the MRTR input loop runs there), else the one in flight on that connection. A handshake-era upstream ties a
-   * request to nothing on stdio; it is attributed only when every exchange in flight on the connection is the
-   * same principal's, so one user's elicitation never reaches another.
+   * The exchange a request or log of an upstream connection belongs to when the upstream does not say (an MRTR
+   * round comes to its call's own handlers): a handshake-era upstream ties a request to nothing on stdio, so it
+   * is attributed only when every exchange in flight on the connection is the same principal's (the latest of
+   * them), and one user's elicitation never reaches another.
    */
   exchangeFor(connection: string): Exchange | undefined {
-    const current = this.#current.getStore();
-    if (current && current.connection === connection) return current;
     const inflight = this.#inflight.get(connection);
     if (!inflight || inflight.size === 0) return undefined;
     const all = [...inflight];
@@ -265,7 +278,12 @@ export class Bridge {
       this.#inflight.set(exchange.connection, set);
     }
     set.add(exchange);
-    const running = this.#current.run(exchange, () => upstream(exchange));
+    let running: Promise<T>;
+    try {
+      running = upstream(exchange);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
     running.then(
       (value) => exchange.settle({ ok: true, value }),
       (error: unknown) => exchange.settle({ ok: false, error }),

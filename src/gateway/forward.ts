@@ -72,6 +72,7 @@ export class Forwarder {
         const options = {
           signal: exchange.controller.signal,
           clientCapabilities: context.clientCapabilities,
+          handlers: exchange.handlers,
           ...(wantsProgress
             ? { onprogress: (p: Parameters<Exchange['progress']>[0]) => exchange.progress(p) }
             : {}),
@@ -101,7 +102,11 @@ export class Forwarder {
       this.#run(full, context, args, (exchange, client) =>
         (client ?? this.#shared(full.server)).getPrompt(
           { name: full.upstreamName, arguments: args },
-          { signal: exchange.controller.signal, clientCapabilities: context.clientCapabilities },
+          {
+            signal: exchange.controller.signal,
+            clientCapabilities: context.clientCapabilities,
+            handlers: exchange.handlers,
+          },
         ),
       ),
     );
@@ -114,7 +119,11 @@ export class Forwarder {
       this.#run(full, context, { uri: full.name }, (exchange, client) =>
         (client ?? this.#shared(full.server)).readResource(
           { uri: full.upstreamName },
-          { signal: exchange.controller.signal, clientCapabilities: context.clientCapabilities },
+          {
+            signal: exchange.controller.signal,
+            clientCapabilities: context.clientCapabilities,
+            handlers: exchange.handlers,
+          },
         ),
       ),
     );
