@@ -43,7 +43,10 @@ export async function gatewayList({ impl, spec, sequential }) {
     await sequential(op, spec.warmupMs, false);
     const before = upstreams.map((u) => cpuTicks(u.child.pid));
     const result = await sequential(op, spec.durationMs, true, spec.minOps);
-    const upstreamUs = upstreams.reduce((sum, u, i) => sum + (cpuTicks(u.child.pid) - before[i]) * TICK_US, 0);
+    const upstreamUs = upstreams.reduce(
+      (sum, u, i) => sum + (cpuTicks(u.child.pid) - before[i]) * TICK_US,
+      0,
+    );
     return { ...result, upstreamCpuUsPerList: upstreamUs / result.ops };
   } finally {
     await client.close();
