@@ -2,9 +2,8 @@
 // Runs the official conformance suite's server scenarios through the gateway: `agentforge gateway` (dist/cli)
 // with build/conformance/server-fixture.js as its only upstream (spawned on stdio), served without the name
 // prefix (`gateway.prefix: false`: the suite calls the fixture's tools by their own names). Both requirement
-// sets and every unscored scenario must pass as they do against the fixture directly. The extension scenarios
-// (tasks, skills) need the gateway to carry those extensions' own methods, which it does not: they are run
-// with GATEWAY_EXTENSIONS=1 only. Build first.
+// sets, every unscored scenario and the extension scenarios (tasks relayed to the upstream, skills served as
+// its resources) must pass as they do against the fixture directly. Build first.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +47,7 @@ process.on('SIGINT', () => {
 let failures = [];
 try {
   await waitForServer(url, gateway);
-  failures = runServerSuite(url, { extensions: process.env.GATEWAY_EXTENSIONS === '1' });
+  failures = runServerSuite(url);
 } catch (error) {
   failures.push(`harness: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
@@ -62,4 +61,6 @@ if (failures.length > 0) {
   console.error(`\nUnexpected failures through the gateway (${seconds} s):\n  ${failures.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`\nAll server scenarios passed through the gateway in both requirement sets (${seconds} s).`);
+console.log(
+  `\nAll server scenarios passed through the gateway in both requirement sets, and every extension scenario (${seconds} s).`,
+);

@@ -13,6 +13,8 @@ import { McpErrorCode } from '../mcp/errors.js';
 import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult } from '../mcp/types.js';
 import { progressTokenOf } from '../server/context.js';
 import { InputRequiredSignal } from '../server/input.js';
+import { readResultType } from '../mcp/result-type.js';
+import type { JSONObject } from '../mcp/types.js';
 import type { HandlerContext } from '../server/types.js';
 import { isoNow } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -24,6 +26,7 @@ import {
   type RateLimiter,
   type ToolPolicy,
 } from './governance.js';
+import { RelayedTask, type TaskRelay } from './tasks.js';
 import { PrincipalPool } from './upstreams.js';
 
 /** JSON-RPC error code of a request the caller's policy does not allow (implementation-defined range). */
@@ -38,6 +41,7 @@ export interface ForwarderDeps {
   readonly perPrincipal: ReadonlySet<string>;
   readonly audit: GatewayAuditSink | undefined;
   readonly logger: Logger;
+  readonly tasks: TaskRelay;
 }
 
 type Method = GatewayAuditEntry['method'];
@@ -68,7 +72,7 @@ export class Forwarder {
     const { host } = this.#deps;
     const wantsProgress = progressTokenOf(context.meta) !== undefined;
     try {
-      return await this.#run(target, context, args, (exchange, client) => {
+      const result = await this.#run(target, context, args, (exchange, client) => {
         const options = {
           signal: exchange.controller.signal,
           clientCapabilities: context.clientCapabilities,
@@ -84,6 +88,9 @@ export class Forwarder {
           { ...options, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
         );
       });
+      return readResultType(result) === 'task'
+        ? await this.#taskCreated(tool.server, result, context)
+        : result;
     } catch (error) {
       // A tool the upstream could not run is the tool's error (the model reads it); protocol errors stay.
       if (error instanceof RpcError || error instanceof InputRequiredSignal) throw error;
@@ -127,6 +134,27 @@ export class Forwarder {
         ),
       ),
     );
+  }
+
+  /** An upstream answered with a CreateTaskResult (SEP-2663): handed on to a caller that asked for tasks. */
+  async #taskCreated(
+    server: string,
+    result: CallToolResult,
+    context: HandlerContext,
+  ): Promise<CallToolResult> {
+    // The connection the call ran on (a 2026-07-28 call may have started rounds ago): the caller's own or the shared.
+    const client =
+      (await this.#clientFor(server, context.principal)) ??
+      (this.#deps.host.client(server) as McpClient | undefined);
+    if (!(context.task instanceof RelayedTask) || !client) {
+      const text = `upstream ${server}: answered with a task, which this caller did not ask for`;
+      return { content: [{ type: 'text', text }], isError: true };
+    }
+    const { _meta: _, ...created } = result as unknown as JSONObject;
+    context.task.created = created;
+    this.#deps.tasks.created(created, { server, principal: context.principal, client });
+    // Replaced by the CreateTaskResult in the relay's tools/call hook.
+    return { content: [] };
   }
 
   /**

@@ -20,6 +20,7 @@ import { PACKAGE_VERSION } from '../util/version.js';
 import { Bridge } from './bridge.js';
 import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
+import { TaskRelay } from './tasks.js';
 import {
   type GatewayAuditSink,
   type PolicyRule,
@@ -84,6 +85,7 @@ export class Gateway {
   readonly #options: GatewayOptions;
   readonly #logger: Logger;
   readonly #collisions: Collision[] = [];
+  readonly #tasks: TaskRelay;
   #syncing: Promise<void> = Promise.resolve();
   #pendingSync = false;
   #closed = false;
@@ -96,6 +98,7 @@ export class Gateway {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#policy = new ToolPolicy(options.policies);
+    this.#tasks = new TaskRelay(host);
     const forwarder = new Forwarder({
       host,
       bridge,
@@ -105,6 +108,7 @@ export class Gateway {
       perPrincipal: new Set(options.perPrincipal ?? []),
       audit: options.audit,
       logger: this.#logger,
+      tasks: this.#tasks,
     });
     this.#catalog = new Catalog(host, forwarder, {
       prefix: options.prefix !== false,
@@ -246,6 +250,9 @@ export class Gateway {
       },
     );
     if (this.#options.toolSearch) this.#offerSearch(server, group);
+    // SEP-2663 tasks, when an upstream offers them (their settings are the first such upstream's).
+    const taskSettings = this.#tasks.settings();
+    if (taskSettings) server.use(this.#tasks.extension(taskSettings));
     this.#endpoints.set(group ?? '', { group, server, mirror: new Mirror(server, this.#logger) });
   }
 
