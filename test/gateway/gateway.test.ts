@@ -149,3 +149,24 @@ describe('the gateway', () => {
     );
   });
 });
+
+describe('search_tools on the gateway (toolSearch: true)', () => {
+  it('finds the right upstream tool for a task, as the caller may see it', async () => {
+    await using searching = await startGateway(
+      { alpha: lab('alpha'), beta: lab('beta') },
+      { toolSearch: true, policies: [{ principals: ['anonymous'], tools: { deny: ['beta__*'] } }] },
+    );
+    const client = await searching.connect();
+    const names = (await client.listTools()).map((tool) => tool.name);
+    expect(names).toContain('search_tools');
+    const found = await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'ask the user for a shipping address', limit: 3 },
+    });
+    const tools = (found.structuredContent as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(tools[0]).toBe('alpha__ask_user');
+    // Tools the caller may not use are never offered.
+    expect(tools.some((name) => name.startsWith('beta__'))).toBe(false);
+    expect(textOf(found)).toContain('alpha__ask_user');
+  });
+});
