@@ -28,10 +28,10 @@ import type {
   ServerRequestHandlers,
   TaskUpdate,
 } from './client-surface.js';
-import type { HostConfig } from './config.js';
+import type { HostConfig, ServerConfig } from './config.js';
 import { mcpClientConnector } from './connect.js';
 import type { ToolNamer } from './naming.js';
-import { type RegisteredTool, type RegistryChange, ToolRegistry } from './registry.js';
+import { type RegisteredTool, type RegistryChange, ToolRegistry, stableStringify } from './registry.js';
 import {
   type RetryPolicy,
   ServerSlot,
@@ -113,15 +113,18 @@ export class McpHost {
   private refreshing: Promise<RegistryChange> | undefined;
   private handlers: HostRequestHandlers;
   private readonly listeners = new Set<(event: HostEvent) => void>();
+  private currentConfig: HostConfig;
+  private readonly slotOptions: Omit<ConstructorParameters<typeof ServerSlot>[1], 'handlers'>;
 
   private constructor(
-    readonly config: HostConfig,
+    config: HostConfig,
     private readonly options: HostOptions,
   ) {
+    this.currentConfig = config;
     this.registry = new ToolRegistry(options.namer);
     this.handlers = options.handlers ?? {};
     if (options.onEvent) this.listeners.add(options.onEvent);
-    const slotOptions = {
+    this.slotOptions = {
       connector: options.connector ?? mcpClientConnector,
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
       refreshTimeoutMs: options.refreshTimeoutMs ?? 5_000,
@@ -131,12 +134,44 @@ export class McpHost {
       ...(options.serverLogs ? { serverLogs: options.serverLogs } : {}),
       onChange: (slot: ServerSlot, what: SlotChange) => this.onSlotChange(slot, what),
     };
-    for (const server of config.servers) {
-      this.slots.set(
-        server.name,
-        new ServerSlot(server, { ...slotOptions, handlers: this.slotHandlers(server.name) }),
-      );
-    }
+    for (const server of config.servers) this.slots.set(server.name, this.slotFor(server));
+  }
+
+  /** The config in force (the last one `reconfigure` applied). */
+  get config(): HostConfig {
+    return this.currentConfig;
+  }
+
+  /**
+   * Applies a new config without touching the servers it keeps as they were: removed and changed servers are
+   * closed, new and changed ones connect (waited for as `start` waits), and the registry is refreshed.
+   */
+  async reconfigure(config: HostConfig): Promise<RegistryChange> {
+    const wanted = new Map(config.servers.map((server) => [server.name, server]));
+    const leaving = [...this.slots].filter(([name, slot]) => {
+      const next = wanted.get(name);
+      return !next || stableStringify(next) !== stableStringify(slot.config);
+    });
+    for (const [name] of leaving) this.slots.delete(name);
+    await Promise.all(leaving.map(([, slot]) => slot.close()));
+    const joining = config.servers
+      .filter((server) => !this.slots.has(server.name))
+      .map((s) => this.slotFor(s));
+    for (const slot of joining) this.slots.set(slot.config.name, slot);
+    this.currentConfig = config;
+    this.registryStale = true;
+    const waitMs = this.options.startupTimeoutMs ?? this.options.connectTimeoutMs ?? 30_000;
+    const timeout = new AbortController();
+    await Promise.race([
+      Promise.all(joining.map((slot) => slot.start())),
+      delay(waitMs, timeout.signal).catch(() => undefined),
+    ]);
+    timeout.abort();
+    return this.refresh();
+  }
+
+  private slotFor(server: ServerConfig): ServerSlot {
+    return new ServerSlot(server, { ...this.slotOptions, handlers: this.slotHandlers(server.name) });
   }
 
   /** Connects every enabled server concurrently and builds the registry from those ready in time. */

@@ -2,7 +2,9 @@
  * `agentforge gateway`: the configured servers served as one MCP server, over HTTP (every revision, HTTP+SSE
  * too) or stdio. Runs until SIGINT or SIGTERM, then closes every downstream session and upstream server.
  */
+import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileAuditSink } from '../agent/audit.js';
 import { JwtVerifier } from '../auth/server/jwt.js';
@@ -42,6 +44,8 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
   const gateway = await createGateway({
     config,
     ...gatewayOptions(settings),
+    // The file is watched: a reload may add policies.
+    dynamicPolicies: true,
     upstream: {
       connectTimeoutMs: connectTimeout(values.timeout),
       serverLogs: cliServerLogs(values.verbose),
@@ -61,11 +65,22 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
       ...(settings.auth ? { auth: authGuard(settings.auth) } : {}),
     });
     process.stdout.write(`${JSON.stringify({ url: listening.url, groups: gateway.groups })}\n`);
+    const watching = watchConfig(path, async () => {
+      const next = await loadHostConfig(path, signal);
+      const nextSettings = parseGatewaySettings(JSON.parse(await readFile(path, 'utf8')), next);
+      await gateway.reload(next, {
+        ...(nextSettings.policies ? { policies: nextSettings.policies } : {}),
+        ...(nextSettings.rateLimits ? { rateLimits: nextSettings.rateLimits } : {}),
+        ...(nextSettings.required ? { required: nextSettings.required } : {}),
+      });
+      process.stderr.write(`config reloaded from ${path}\n`);
+    });
     for (const status of gateway.host.servers().filter((s) => s.state !== 'ready'))
       process.stderr.write(
         `server ${status.name}: ${status.state}${status.error ? ` (${status.error})` : ''}\n`,
       );
     await abortedOrClosed(signal);
+    watching.close();
     await listening.close();
     return EXIT.ok;
   } finally {
@@ -98,6 +113,34 @@ function authGuard(auth: NonNullable<GatewaySettings['auth']>) {
       verifier,
       ...(auth.requiredScopes ? { requiredScopes: auth.requiredScopes } : {}),
     });
+  };
+}
+
+/**
+ * Calls `reload` after the config file changes (editors often replace it: the directory is watched), once per
+ * burst of changes and one at a time; a config that fails to load is reported and the running one kept.
+ */
+function watchConfig(path: string, reload: () => Promise<void>): { close(): void } {
+  const file = basename(path);
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const watcher = watch(dirname(resolve(path)), (_event, name) => {
+    if (name !== null && name.toString() !== file) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(() =>
+        reload().catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          process.stderr.write(`config not reloaded (the running one is kept): ${reason}\n`);
+        }),
+      );
+    }, 200);
+  });
+  return {
+    close() {
+      clearTimeout(timer);
+      watcher.close();
+    },
   };
 }
 

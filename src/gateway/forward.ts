@@ -35,8 +35,8 @@ export const FORBIDDEN = -32003;
 export interface ForwarderDeps {
   readonly host: McpHost;
   readonly bridge: Bridge;
-  readonly policy: ToolPolicy;
-  readonly limiter: RateLimiter;
+  /** Read per request: a reload replaces them. */
+  readonly governance: { policy: ToolPolicy; limiter: RateLimiter };
   readonly pool: PrincipalPool | undefined;
   readonly perPrincipal: ReadonlySet<string>;
   readonly audit: GatewayAuditSink | undefined;
@@ -184,7 +184,7 @@ export class Forwarder {
 
   /** Policy and rate limits; a refusal is audited and thrown as a JSON-RPC error before anything is sent. */
   #admit(target: Target, context: HandlerContext): void {
-    const { policy, limiter } = this.#deps;
+    const { policy, limiter } = this.#deps.governance;
     const caller = { principal: context.principal, auth: context.auth };
     if (target.method === 'tools/call' && !policy.allows(caller, target.name)) {
       this.#record(target, context, 'denied', 0, 'not allowed by policy');

@@ -55,6 +55,11 @@ export interface GatewayOptions {
   readonly info?: { readonly name: string; readonly version: string };
   /** Sealing of the gateway's own requestState (2026-07-28 MRTR rounds it runs for its callers). */
   readonly requestState?: RequestStateOptions;
+  /**
+   * Policies may be added by `reload` later (the CLI watches its config file): lists are filtered per caller
+   * from the start. Without it, and without policies, lists are served from their cache.
+   */
+  readonly dynamicPolicies?: boolean;
   /** Host options for the upstream connections: timeouts and retries. */
   readonly upstream?: Pick<HostOptions, 'connectTimeoutMs' | 'retry' | 'startupTimeoutMs' | 'serverLogs'>;
   /** How long an upstream request waits for a 2026-07-28 caller's next round (default 5 minutes). */
@@ -81,8 +86,9 @@ export class Gateway {
   readonly #catalog: Catalog;
   readonly #bridge: Bridge;
   readonly #pool: PrincipalPool | undefined;
-  readonly #policy: ToolPolicy;
-  readonly #options: GatewayOptions;
+  readonly #governance: { policy: ToolPolicy; limiter: RateLimiter };
+  readonly #initialPolicy: ToolPolicy;
+  #options: GatewayOptions;
   readonly #logger: Logger;
   readonly #collisions: Collision[] = [];
   readonly #tasks: TaskRelay;
@@ -97,13 +103,13 @@ export class Gateway {
     this.#pool = pool;
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
-    this.#policy = new ToolPolicy(options.policies);
+    this.#initialPolicy = new ToolPolicy(options.policies);
+    this.#governance = { policy: this.#initialPolicy, limiter: new RateLimiter(options.rateLimits) };
     this.#tasks = new TaskRelay(host);
     const forwarder = new Forwarder({
       host,
       bridge,
-      policy: this.#policy,
-      limiter: new RateLimiter(options.rateLimits),
+      governance: this.#governance,
       pool,
       perPrincipal: new Set(options.perPrincipal ?? []),
       audit: options.audit,
@@ -148,6 +154,33 @@ export class Gateway {
 
   /** Waits until every list change heard so far is served. */
   async settled(): Promise<void> {
+    await this.#syncing;
+  }
+
+  /**
+   * Applies a new config and its governance without dropping anyone: sessions and listen streams stay open,
+   * servers the config keeps unchanged stay connected with their calls in flight, new groups get their endpoint,
+   * and callers hear of the changed lists. `settings` replace the policies, rate limits and required servers.
+   */
+  async reload(
+    config: HostConfig,
+    settings: Pick<GatewayOptions, 'policies' | 'rateLimits' | 'required'> = {},
+  ): Promise<void> {
+    checkPrefix(config, this.#options.prefix);
+    const before = this.#options.config.servers.map((s) => s.name);
+    this.#options = { ...this.#options, config, ...settings };
+    const policy = new ToolPolicy(settings.policies);
+    if (!policy.empty && !this.#listsFiltered)
+      this.#logger.warn(
+        'gateway: policies added by a reload apply to calls; lists are filtered after a restart',
+      );
+    this.#governance.policy = policy;
+    this.#governance.limiter = new RateLimiter(settings.rateLimits);
+    await this.host.reconfigure(config);
+    for (const group of groupsOf(config)) if (!this.#endpoints.has(group)) this.#addEndpoint(group);
+    const names = new Set([...before, ...config.servers.map((s) => s.name)]);
+    await Promise.all([...names].map((name) => this.#catalog.refreshServer(name)));
+    this.#scheduleSync();
     await this.#syncing;
   }
 
@@ -224,6 +257,11 @@ export class Gateway {
     }
   }
 
+  /** Lists are filtered per caller when there were policies at the start, or there may be later. */
+  get #listsFiltered(): boolean {
+    return !this.#initialPolicy.empty || this.#options.dynamicPolicies === true;
+  }
+
   #collided(collision: Collision): void {
     this.#collisions.push(collision);
     this.#logger.warn(
@@ -233,19 +271,20 @@ export class Gateway {
 
   #addEndpoint(group: string | undefined): void {
     const info = this.#options.info ?? { name: 'agentforge-gateway', version: PACKAGE_VERSION };
-    const policy = this.#policy;
+    const governance = this.#governance;
+    const filtered = this.#listsFiltered;
     const server = new McpServer(
       { ...info, ...(group === undefined ? {} : { title: `${info.name} (${group})` }) },
       {
         ...(this.#options.requestState ? { requestState: this.#options.requestState } : {}),
         ...(this.#options.logger ? { logger: this.#options.logger } : {}),
-        ...(policy.empty
+        ...(!filtered
           ? {}
           : {
               listFilter: (kind, name, authInfo) =>
                 kind !== 'tools' ||
                 name === SEARCH_TOOL_NAME ||
-                policy.allows({ principal: principalOf(authInfo), auth: authOf(authInfo) }, name),
+                governance.policy.allows({ principal: principalOf(authInfo), auth: authOf(authInfo) }, name),
             }),
       },
     );
@@ -273,7 +312,7 @@ export class Gateway {
             description: entry.description,
             inputSchema: entry.inputSchema,
           }))
-          .filter((definition) => this.#policy.allows(caller, definition.name));
+          .filter((definition) => this.#governance.policy.allows(caller, definition.name));
         if (cache.size >= 100) cache.clear();
         cache.set(key, list);
       }
@@ -309,9 +348,7 @@ export class Gateway {
 /** Builds the gateway: connects every upstream (slow ones join later) and serves what is ready. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
-  const enabled = config.servers.filter((s) => s.enabled);
-  if (options.prefix === false && enabled.length > 1)
-    throw new Error(`prefix: false serves a single upstream; ${config.source} enables ${enabled.length}`);
+  checkPrefix(config, options.prefix);
   if ((options.perPrincipal?.length ?? 0) > 0 && !options.upstreamCredentials)
     throw new Error('perPrincipal servers need an upstreamCredentials hook');
   let gateway: Gateway | undefined;
@@ -347,6 +384,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   gateway = new Gateway(host, bridge, pool, options);
   await gateway.start();
   return gateway;
+}
+
+function checkPrefix(config: HostConfig, prefix: boolean | undefined): void {
+  const enabled = config.servers.filter((s) => s.enabled);
+  if (prefix === false && enabled.length > 1)
+    throw new Error(`prefix: false serves a single upstream; ${config.source} enables ${enabled.length}`);
 }
 
 function groupsOf(config: HostConfig): string[] {

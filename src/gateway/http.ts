@@ -49,6 +49,15 @@ export function gatewayNodeHandler(
   };
   const main = handlerFor(undefined);
   const groups = new Map(gateway.groups.map((group) => [group, handlerFor(group)]));
+  // A group a reload added gets its handler on its first request.
+  const groupHandler = (name: string): NodeHandler | undefined => {
+    let handler = groups.get(name);
+    if (!handler && name !== '' && gateway.server(name)) {
+      handler = handlerFor(name);
+      groups.set(name, handler);
+    }
+    return handler;
+  };
   const handler = ((request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?')[0]!;
     if (path === '/healthz') return json(response, 200, { status: 'ok' });
@@ -61,7 +70,7 @@ export function gatewayNodeHandler(
       return json(response, gateway.ready ? 200 : 503, { ready: gateway.ready, servers });
     }
     if (path.startsWith('/mcp/')) {
-      const group = groups.get(decodeURIComponent(path.split('/')[2] ?? ''));
+      const group = groupHandler(groupName(path));
       if (group) return group(request, response);
       return json(response, 404, { error: `no group endpoint at ${path.slice(0, 100)}` });
     }
@@ -122,6 +131,15 @@ export async function listenGateway(
       return closing;
     },
   };
+}
+
+/** The `<group>` of /mcp/<group>[/...]; '' for none or a malformed escape. */
+function groupName(path: string): string {
+  try {
+    return decodeURIComponent(path.split('/')[2] ?? '');
+  } catch {
+    return '';
+  }
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {
