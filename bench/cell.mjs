@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { childPids, cpuTicks, memKB, serverCommand, startHttpServer, TICK_US } from './lib/proc.mjs';
 import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
+import { gatewayCall, gatewayList, toolSearchBytes } from './lib/gateway.mjs';
 import { ECHO_TEXT, ORDER_ARGS } from './lib/tools.mjs';
 
 const spec = JSON.parse(process.argv[2]);
@@ -294,6 +295,9 @@ const scenarios = {
       await warm(echo(client));
       return withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
     }),
+  'gateway-call': () => gatewayCall({ impl, spec, alternate, echo }),
+  'gateway-list': () => gatewayList({ impl, spec, sequential }),
+  'tool-search-bytes': () => toolSearchBytes(),
   startup: async () => {
     const times = [];
     for (let i = 0; i < spec.repeat; i++) {

@@ -43,6 +43,8 @@ const allowed: Record<string, string[]> = {
   // An extension plugs into both sides through their seams (server/extension.ts, the client's); it never
   // reaches into the agent, and client and server code under it stay in separate files.
   extensions: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'extensions'],
+  // The gateway serves the host's upstreams through the server library (and guards them with auth/server).
+  gateway: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'auth', 'agent', 'gateway'],
   providers: ['util', 'providers', 'agent/model.ts'],
   // OpenTelemetry sits beside the layers it instruments, through their seams (client middleware, the
   // server's request hook, the agent's tracing hook); nothing but the CLI imports it.

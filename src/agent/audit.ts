@@ -28,8 +28,8 @@ export interface AuditEntry {
 
 export type AuditSink = (entry: AuditEntry) => void | Promise<void>;
 
-/** Appends JSONL to `path`, one write at a time so lines never interleave. */
-export function fileAuditSink(path: string): AuditSink {
+/** Appends JSONL to `path`, one write at a time so lines never interleave (any entry shape: the gateway's too). */
+export function fileAuditSink<Entry = AuditEntry>(path: string): (entry: Entry) => Promise<void> {
   let queue: Promise<void> = Promise.resolve();
   return (entry) => {
     const line = `${JSON.stringify(entry)}\n`;

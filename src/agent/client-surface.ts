@@ -5,6 +5,7 @@
  */
 import type {
   CallToolResult,
+  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -19,7 +20,11 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../mcp/types.js';
+import type { ClientHandlers } from '../client/types.js';
 import type { ServerConfig } from './config.js';
+
+/** Progress the server reports for one call (basic/utilities/progress). */
+export type ProgressListener = (progress: { progress: number; total?: number; message?: string }) => void;
 
 export type ClientEvent = 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged' | 'close';
 
@@ -60,6 +65,10 @@ export interface ToolCallOptions {
   readonly onprogress?: (progress: ToolProgress) => void;
   /** Each status of this call when the server runs it as a task (SEP-2663). */
   readonly ontask?: (update: TaskUpdate) => void;
+  /** What this call declares instead of the client's capabilities (2026-07-28 `_meta`). */
+  readonly clientCapabilities?: ClientCapabilities;
+  /** Answers this call's MRTR input requests instead of the client's handlers. */
+  readonly handlers?: ClientHandlers;
 }
 
 /** A tool call the server runs as a task (SEP-2663): each status it goes through. */

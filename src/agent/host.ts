@@ -6,6 +6,7 @@ import type { ServerLogs } from './server-logs.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type {
   CallToolResult,
+  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -17,20 +18,22 @@ import type {
   ReadResourceResult,
   Resource,
 } from '../mcp/types.js';
+import type { ClientHandlers } from '../client/types.js';
 import { delay } from '../util/abort.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type {
   ClientEvent,
   Connector,
   HostClient,
+  ProgressListener,
   ServerRequestHandlers,
   TaskUpdate,
   ToolCallOptions,
 } from './client-surface.js';
-import type { HostConfig } from './config.js';
+import type { HostConfig, ServerConfig } from './config.js';
 import { mcpClientConnector } from './connect.js';
 import type { ToolNamer } from './naming.js';
-import { type RegisteredTool, type RegistryChange, ToolRegistry } from './registry.js';
+import { type RegisteredTool, type RegistryChange, ToolRegistry, stableStringify } from './registry.js';
 import {
   type RetryPolicy,
   ServerSlot,
@@ -104,6 +107,12 @@ export interface HostOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * How `McpHost.callTool` runs one call: cancellation, progress, task statuses, and the capabilities and input
+ * handlers it uses instead of the host's (a gateway's caller); the server's configured timeout applies.
+ */
+export type CallToolOptions = Omit<ToolCallOptions, 'timeoutMs'>;
+
 export class McpHost {
   readonly registry: ToolRegistry;
   readonly #slots = new Map<string, ServerSlot>();
@@ -112,17 +121,17 @@ export class McpHost {
   #handlers: HostRequestHandlers;
   readonly #listeners = new Set<(event: HostEvent) => void>();
 
+  #currentConfig: HostConfig;
+  readonly #slotOptions: Omit<ConstructorParameters<typeof ServerSlot>[1], 'handlers'>;
   readonly #options: HostOptions;
 
-  private constructor(
-    readonly config: HostConfig,
-    options: HostOptions,
-  ) {
+  private constructor(config: HostConfig, options: HostOptions) {
+    this.#currentConfig = config;
     this.#options = options;
     this.registry = new ToolRegistry(options.namer);
     this.#handlers = options.handlers ?? {};
     if (options.onEvent) this.#listeners.add(options.onEvent);
-    const slotOptions = {
+    this.#slotOptions = {
       connector: options.connector ?? mcpClientConnector,
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
       refreshTimeoutMs: options.refreshTimeoutMs ?? 5_000,
@@ -135,12 +144,44 @@ export class McpHost {
         this.#emit({ type: 'log', server: slot.config.name, message }),
       onChange: (slot: ServerSlot, what: SlotChange) => this.#onSlotChange(slot, what),
     };
-    for (const server of config.servers) {
-      this.#slots.set(
-        server.name,
-        new ServerSlot(server, { ...slotOptions, handlers: this.#slotHandlers(server.name) }),
-      );
-    }
+    for (const server of config.servers) this.#slots.set(server.name, this.#slotFor(server));
+  }
+
+  /** The config in force (the last one `reconfigure` applied). */
+  get config(): HostConfig {
+    return this.#currentConfig;
+  }
+
+  /**
+   * Applies a new config without touching the servers it keeps as they were: removed and changed servers are
+   * closed, new and changed ones connect (waited for as `start` waits), and the registry is refreshed.
+   */
+  async reconfigure(config: HostConfig): Promise<RegistryChange> {
+    const wanted = new Map(config.servers.map((server) => [server.name, server]));
+    const leaving = [...this.#slots].filter(([name, slot]) => {
+      const next = wanted.get(name);
+      return !next || stableStringify(next) !== stableStringify(slot.config);
+    });
+    for (const [name] of leaving) this.#slots.delete(name);
+    await Promise.all(leaving.map(([, slot]) => slot.close()));
+    const joining = config.servers
+      .filter((server) => !this.#slots.has(server.name))
+      .map((s) => this.#slotFor(s));
+    for (const slot of joining) this.#slots.set(slot.config.name, slot);
+    this.#currentConfig = config;
+    this.#registryStale = true;
+    const waitMs = this.#options.startupTimeoutMs ?? this.#options.connectTimeoutMs ?? 30_000;
+    const timeout = new AbortController();
+    await Promise.race([
+      Promise.all(joining.map((slot) => slot.start())),
+      delay(waitMs, timeout.signal).catch(() => undefined),
+    ]);
+    timeout.abort();
+    return this.refresh();
+  }
+
+  #slotFor(server: ServerConfig): ServerSlot {
+    return new ServerSlot(server, { ...this.#slotOptions, handlers: this.#slotHandlers(server.name) });
   }
 
   /** Connects every enabled server concurrently and builds the registry from those ready in time. */
@@ -233,7 +274,7 @@ export class McpHost {
   async callTool(
     tool: RegisteredTool,
     args: Record<string, unknown>,
-    options: Omit<ToolCallOptions, 'timeoutMs'> = {},
+    options: CallToolOptions = {},
   ): Promise<CallToolResult> {
     const slot = this.#slots.get(tool.server);
     const client = slot?.client;

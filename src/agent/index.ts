@@ -20,6 +20,7 @@ export type {
   ConnectContext,
   Connector,
   HostClient,
+  ProgressListener,
   ServerRequestHandlers,
   TaskUpdate,
   ToolCallOptions,
@@ -47,7 +48,13 @@ export {
   eventStream,
 } from './events.js';
 export { globToRegExp } from './glob.js';
-export { type HostEvent, type HostOptions, type HostRequestHandlers, McpHost } from './host.js';
+export {
+  type CallToolOptions,
+  type HostEvent,
+  type HostOptions,
+  type HostRequestHandlers,
+  McpHost,
+} from './host.js';
 export {
   type AgentMiddleware,
   type ApprovalDecision,

@@ -312,6 +312,38 @@ export const DEMO_SPEC: CommandSpec = {
   ],
 };
 
+export const GATEWAY_SPEC: CommandSpec = {
+  name: 'gateway',
+  summary: 'serve the configured servers as one MCP server (/mcp, /mcp/<group>, /healthz, /readyz)',
+  usage: ['gateway [--config <mcp.json>] [--port <n>] [--host 127.0.0.1] [--stdio]'],
+  flags: [
+    CONFIG,
+    {
+      name: 'port',
+      short: 'p',
+      value: '<n>',
+      help: 'the port to listen on (default: gateway.listen.port, else 3000; 0 picks one)',
+    },
+    {
+      name: 'host',
+      value: '<address>',
+      help: 'the address to bind (default: gateway.listen.host, else 127.0.0.1)',
+    },
+    {
+      name: 'stdio',
+      help: 'serve on stdin/stdout instead of HTTP (one client: the process that started it)',
+    },
+    TIMEOUT,
+    VERBOSE,
+    HELP,
+  ],
+  notes: `The "gateway" section of mcp.json sets the listen address, downstream auth (issuer and jwksUrl of the
+authorization server: callers need a bearer token), policies (which principals may list and call which
+tools), rateLimits, perPrincipal servers, the servers /readyz waits for (required), prefix (false: one
+upstream served with its exact names), toolSearch and an audit file. The endpoint URL is printed on stdout
+as one JSON line, {"url": "http://127.0.0.1:3000/mcp"}; SIGINT or SIGTERM closes every session and server.`,
+};
+
 export const VERSION_FLAG: FlagSpec = { name: 'version', short: 'V', help: 'print the version' };
 
 /** `--help` for one command or subcommand. */

@@ -11,6 +11,7 @@ import {
   CONFIG_SPEC,
   type CommandSpec,
   DEMO_SPEC,
+  GATEWAY_SPEC,
   INIT_SPEC,
   PROMPTS_SPEC,
   RESOURCES_SPEC,
@@ -20,6 +21,7 @@ import {
   mainHelp,
   unknownFlagMessage,
 } from './help.js';
+import { gatewayCommand } from './gateway.js';
 import { initCommand } from './init.js';
 import { Shutdown } from './lifecycle.js';
 import { promptsCommand } from './prompts.js';
@@ -42,6 +44,7 @@ const COMMANDS: readonly Command[] = [
   { spec: TOOLS_SPEC, run: toolsCommand },
   { spec: RESOURCES_SPEC, run: resourcesCommand },
   { spec: PROMPTS_SPEC, run: promptsCommand },
+  { spec: GATEWAY_SPEC, run: gatewayCommand },
   { spec: CONFIG_SPEC, run: configCommand },
   { spec: INIT_SPEC, run: initCommand },
   { spec: AUTH_SPEC, run: (argv) => authCommand(argv) },

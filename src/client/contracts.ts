@@ -8,7 +8,17 @@ import type { Connection, RequestOptions, Result } from '../jsonrpc/connection.j
 import type { RequestId } from '../jsonrpc/messages.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { Era } from '../mcp/revisions.js';
-import type { Implementation, ServerCapabilities, SubscriptionFilter } from '../mcp/types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  Root,
+  ServerCapabilities,
+  SubscriptionFilter,
+} from '../mcp/types.js';
 import type { Middleware } from '../util/compose.js';
 import type { Deferred } from '../util/deferred.js';
 
@@ -23,7 +33,10 @@ export interface ServerState {
 }
 
 /** What one round trip needs on the wire: the connection's options plus the caller's trace. */
-export interface WireRequestOptions extends RequestOptions, TraceContext {}
+export interface WireRequestOptions extends RequestOptions, TraceContext {
+  /** The capabilities this request declares (2026-07-28 `_meta`); a handshake session declared its own. */
+  clientCapabilities?: ClientCapabilities;
+}
 
 /**
  * W3C Trace Context of one request, carried in `_meta` (2026-07-28 basic/index: `traceparent`, `tracestate` and
@@ -92,6 +105,35 @@ export interface CallOptions extends TraceContext {
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** tools/call is never retried after a connection failure unless this is set. */
   retry?: boolean;
+  /**
+   * The capabilities this request declares instead of the client's (2026-07-28 `_meta`, every MRTR round): a
+   * gateway forwards its caller's. A handshake-era session declared its capabilities at initialize; unused there.
+   */
+  clientCapabilities?: ClientCapabilities;
+  /**
+   * Answers this call's MRTR input requests (2026-07-28 `input_required`) instead of the client's handlers: a
+   * gateway asks the caller the call is made for. A handshake-era server's own requests still go to the client's.
+   */
+  handlers?: ClientHandlers;
+}
+
+/** What the server asked for, and on whose behalf: the request that needed input (or none, legacy push). */
+export interface InputContext {
+  /** The client request that is waiting for this input (tools/call, prompts/get, resources/read), if known. */
+  readonly relatedMethod?: string;
+  /** The `inputRequests` key the server gave this input (2026-07-28 MRTR); absent for a server-initiated request. */
+  readonly key?: string;
+  readonly signal: AbortSignal;
+}
+
+/** The host's answers to server-to-client requests, in either era (MRTR input requests or legacy requests). */
+export interface ClientHandlers {
+  elicitation?: (params: ElicitRequestParams, context: InputContext) => ElicitResult | Promise<ElicitResult>;
+  sampling?: (
+    params: CreateMessageRequestParams,
+    context: InputContext,
+  ) => CreateMessageResult | Promise<CreateMessageResult>;
+  roots?: (context: InputContext) => Root[] | Promise<Root[]>;
 }
 
 /**

@@ -93,7 +93,7 @@ async function answer(
   const answers = await Promise.all(
     requests.map(async ([key, method, requestParams]) => {
       try {
-        const context = { relatedMethod, signal };
+        const context = { relatedMethod, signal, key };
         return [key, await answerInputRequest(loop.handlers, method, requestParams, context)] as const;
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);

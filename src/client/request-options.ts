@@ -44,7 +44,8 @@ export class RequestDefaults {
       options.signal === undefined &&
       options.timeoutMs === undefined &&
       options.maxTotalTimeoutMs === undefined &&
-      options.onprogress === undefined
+      options.onprogress === undefined &&
+      options.clientCapabilities === undefined
     ) {
       return this.#plain;
     }
@@ -60,14 +61,17 @@ export class RequestDefaults {
       if (options.tracestate) requestOptions.tracestate = options.tracestate;
       if (options.baggage) requestOptions.baggage = options.baggage;
     }
+    if (options.clientCapabilities) requestOptions.clientCapabilities = options.clientCapabilities;
     return requestOptions;
   }
 
   /** The MRTR loop's bounds for a request with these options; shared when they set no total of their own. */
   inputLoop(options: CallOptions): InputLoopOptions {
     const maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? this.#inputLoop.maxTotalTimeoutMs;
-    if (maxTotalTimeoutMs === this.#inputLoop.maxTotalTimeoutMs) return this.#inputLoop;
-    return { handlers: this.#inputLoop.handlers, maxRounds: this.#inputLoop.maxRounds, maxTotalTimeoutMs };
+    if (maxTotalTimeoutMs === this.#inputLoop.maxTotalTimeoutMs && options.handlers === undefined)
+      return this.#inputLoop;
+    const handlers = options.handlers ?? this.#inputLoop.handlers;
+    return { handlers, maxRounds: this.#inputLoop.maxRounds, maxTotalTimeoutMs };
   }
 }
 

@@ -90,28 +90,39 @@ export class StatelessCodec implements ClientEraCodec {
     this.#baseMeta = serialisedOnce(this.#buildMeta(undefined));
   }
 
-  #buildMeta(callerMeta: Record<string, unknown> | undefined): Record<string, unknown> {
+  #buildMeta(
+    callerMeta: Record<string, unknown> | undefined,
+    capabilities: ClientCapabilities = this.#capabilities,
+  ): Record<string, unknown> {
     const meta: Record<string, unknown> = {
       ...callerMeta,
       [MetaKey.ProtocolVersion]: this.#version,
-      [MetaKey.ClientCapabilities]: this.#capabilities,
+      [MetaKey.ClientCapabilities]: capabilities,
       [MetaKey.ClientInfo]: this.#clientInfo,
     };
     if (this.#logLevel) meta[MetaKey.LogLevel] = this.#logLevel;
     return meta;
   }
 
-  withMeta(params: Record<string, unknown> | undefined, trace?: WireRequestOptions): Record<string, unknown> {
+  /**
+   * `options.clientCapabilities`: what this one request declares instead of the client's (a gateway forwarding
+   * its caller's); `options` also carries the caller's trace.
+   */
+  withMeta(
+    params: Record<string, unknown> | undefined,
+    options?: WireRequestOptions,
+  ): Record<string, unknown> {
     const callerMeta = params?._meta as Record<string, unknown> | undefined;
     // Object.assign, then a store: on Node 20 a spread with an extra property (`{ ...params, _meta }`)
     // takes a slow runtime path costing about a microsecond per call.
     const outgoing: Record<string, unknown> = Object.assign({}, params);
-    if (callerMeta === undefined && !trace?.traceparent) {
+    const capabilities = options?.clientCapabilities;
+    if (callerMeta === undefined && !options?.traceparent && !capabilities) {
       outgoing._meta = this.#baseMeta;
       return outgoing;
     }
-    const meta = this.#buildMeta(callerMeta ?? {});
-    if (trace) writeTrace(meta, trace);
+    const meta = this.#buildMeta(callerMeta ?? {}, capabilities);
+    if (options) writeTrace(meta, options);
     outgoing._meta = meta;
     return outgoing;
   }

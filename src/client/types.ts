@@ -15,24 +15,9 @@ import type { StdioServerParameters } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
 import type { EraCache, TransportKindCache } from './server-caches.js';
-import type { ClientMiddleware, TraceContext } from './contracts.js';
+import type { ClientHandlers, ClientMiddleware, TraceContext } from './contracts.js';
 
-/** What the server asked for, and on whose behalf: the request that needed input (or none, legacy push). */
-export interface InputContext {
-  /** The client request that is waiting for this input (tools/call, prompts/get, resources/read), if known. */
-  readonly relatedMethod?: string;
-  readonly signal: AbortSignal;
-}
-
-/** The host's answers to server-to-client requests, in either era (MRTR input requests or legacy requests). */
-export interface ClientHandlers {
-  elicitation?: (params: ElicitRequestParams, context: InputContext) => ElicitResult | Promise<ElicitResult>;
-  sampling?: (
-    params: CreateMessageRequestParams,
-    context: InputContext,
-  ) => CreateMessageResult | Promise<CreateMessageResult>;
-  roots?: (context: InputContext) => Root[] | Promise<Root[]>;
-}
+export type { ClientHandlers, InputContext } from './contracts.js';
 
 export interface RestartPolicy {
   /** Reconnection attempts after an unexpected close (default 3). */

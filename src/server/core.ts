@@ -47,6 +47,12 @@ export interface PromptDefinition {
   readonly handler: PromptHandler;
 }
 
+/** The lists a `listFilter` decides on. */
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+/** Whether the caller (`authInfo` as the transport's auth guard set it) sees one entry of a list. */
+export type ListFilter = (kind: ListKind, name: string, authInfo: unknown) => boolean;
+
 export interface ServerCore {
   readonly serverInfo: Implementation;
   readonly instructions: string | undefined;
@@ -56,6 +62,8 @@ export interface ServerCore {
   /** Resource templates, keyed by name. */
   readonly templates: Collection<TemplateDefinition>;
   readonly prompts: Collection<PromptDefinition>;
+  /** Per-caller list filtering (`McpServerOptions.listFilter`); undefined: every caller sees every entry. */
+  readonly listFilter: ListFilter | undefined;
   readonly pageSize: number;
   readonly defaultCache: Cache;
   readonly sealer: RequestStateSealer;

@@ -26,6 +26,7 @@ export {
 } from './extension.js';
 export type { StatelessRequestContext } from '../mcp/request-context.js';
 export type { ServerSession } from './session.js';
+export type { ListFilter, ListKind } from './core.js';
 
 export type { IncomingRequest, RequestHook } from './request-hook.js';
 export type { RequestStateOptions } from './request-state.js';

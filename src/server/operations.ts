@@ -8,7 +8,7 @@ import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import type { ContentBlock, GetPromptResult, JSONObject } from '../mcp/types.js';
 import { type Cache, type RevisionCodec, copyObject } from './codec.js';
 import { type RequestScope, createHandlerContext } from './context.js';
-import { type ServerCore, combineCache, completerFor } from './core.js';
+import { type ListKind, type ServerCore, combineCache, completerFor } from './core.js';
 import { type Collection, type Page, decodeCursor, encodeCursor } from './registry.js';
 import type { CacheHints } from './types.js';
 import { clip } from '../util/clip.js';
@@ -30,11 +30,13 @@ function listResult<C>(
   core: ServerCore,
   codec: RevisionCodec,
   collection: Collection<C>,
-  field: string,
+  field: ListKind,
   kind: Parameters<RevisionCodec['shape']>[0],
   params: JSONObject | undefined,
   hintsOf: (definition: C) => CacheHints,
+  authInfo: unknown,
 ): JSONObject {
+  if (core.listFilter) return filteredList(core, codec, collection, field, kind, params, hintsOf, authInfo);
   const pages = collection.pages(codec.revision, core.pageSize, (item) => codec.shape(kind, item));
   const index = pageIndex(params, core.pageSize);
   const page = pages[index];
@@ -55,26 +57,67 @@ function listResult<C>(
   return codec.finish(result, cache);
 }
 
+/**
+ * A list under `McpServerOptions.listFilter`: the caller's entries only, paged with the same cursors. Built per
+ * request, since what a caller sees depends on who it is.
+ */
+function filteredList<C>(
+  core: ServerCore,
+  codec: RevisionCodec,
+  collection: Collection<C>,
+  field: ListKind,
+  kind: Parameters<RevisionCodec['shape']>[0],
+  params: JSONObject | undefined,
+  hintsOf: (definition: C) => CacheHints,
+  authInfo: unknown,
+): JSONObject {
+  const filter = core.listFilter!;
+  const entries = collection.enabled().filter((entry) => filter(field, entry.key, authInfo));
+  const start = pageIndex(params, core.pageSize) * core.pageSize;
+  const end = start + core.pageSize;
+  const page = entries.slice(start, end);
+  const result: JSONObject = { [field]: page.map((entry) => codec.shape(kind, entry.wire)) };
+  if (end < entries.length) result.nextCursor = encodeCursor(end);
+  const cache = combineCache(
+    core.defaultCache,
+    page.map((entry) => hintsOf(entry.config)),
+  );
+  // What one principal may see is never shared with another.
+  return codec.finish(result, { ttlMs: cache.ttlMs, cacheScope: 'private' });
+}
+
 export function listTools(
   core: ServerCore,
   codec: RevisionCodec,
   params: JSONObject | undefined,
+  authInfo?: unknown,
 ): JSONObject {
-  return listResult(core, codec, core.tools, 'tools', 'tool', params, (tool) => tool.config);
+  return listResult(core, codec, core.tools, 'tools', 'tool', params, (tool) => tool.config, authInfo);
 }
 
 export function listPrompts(
   core: ServerCore,
   codec: RevisionCodec,
   params: JSONObject | undefined,
+  authInfo?: unknown,
 ): JSONObject {
-  return listResult(core, codec, core.prompts, 'prompts', 'prompt', params, (prompt) => prompt.config);
+  return listResult(
+    core,
+    codec,
+    core.prompts,
+    'prompts',
+    'prompt',
+    params,
+    (prompt) => prompt.config,
+    authInfo,
+  );
 }
 
 export function listResourceTemplates(
   core: ServerCore,
   codec: RevisionCodec,
   params: JSONObject | undefined,
+  authInfo?: unknown,
 ): JSONObject {
   return listResult(
     core,
@@ -84,6 +127,7 @@ export function listResourceTemplates(
     'resourceTemplate',
     params,
     (t) => t.config,
+    authInfo,
   );
 }
 
@@ -91,10 +135,20 @@ export async function listResources(
   core: ServerCore,
   codec: RevisionCodec,
   params: JSONObject | undefined,
+  authInfo?: unknown,
 ): Promise<JSONObject> {
   const listers = core.templates.enabled().filter((entry) => entry.config.config.list);
   if (listers.length === 0) {
-    return listResult(core, codec, core.resources, 'resources', 'resource', params, (r) => r.metadata);
+    return listResult(
+      core,
+      codec,
+      core.resources,
+      'resources',
+      'resource',
+      params,
+      (r) => r.metadata,
+      authInfo,
+    );
   }
   // Templates that enumerate their resources make the list dynamic: built per request, same cursors.
   const items: JSONObject[] = core.resources.enabled().map((entry) => codec.shape('resource', entry.wire));

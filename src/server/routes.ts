@@ -126,7 +126,7 @@ export const CORE_ROUTES: readonly Route[] = [
     method: Method.ToolsList,
     era: 'both',
     capability: ['tools'],
-    handle: (s) => ops.listTools(s.core, s.codec, s.params),
+    handle: (s) => ops.listTools(s.core, s.codec, s.params, s.extra?.authInfo),
   },
   {
     method: Method.ToolsCall,
@@ -139,7 +139,7 @@ export const CORE_ROUTES: readonly Route[] = [
     method: Method.PromptsList,
     era: 'both',
     capability: ['prompts'],
-    handle: (s) => ops.listPrompts(s.core, s.codec, s.params),
+    handle: (s) => ops.listPrompts(s.core, s.codec, s.params, s.extra?.authInfo),
   },
   {
     method: Method.PromptsGet,
@@ -152,13 +152,13 @@ export const CORE_ROUTES: readonly Route[] = [
     method: Method.ResourcesList,
     era: 'both',
     capability: ['resources'],
-    handle: (s) => ops.listResources(s.core, s.codec, s.params),
+    handle: (s) => ops.listResources(s.core, s.codec, s.params, s.extra?.authInfo),
   },
   {
     method: Method.ResourcesTemplatesList,
     era: 'both',
     capability: ['resources'],
-    handle: (s) => ops.listResourceTemplates(s.core, s.codec, s.params),
+    handle: (s) => ops.listResourceTemplates(s.core, s.codec, s.params, s.extra?.authInfo),
   },
   {
     method: Method.ResourcesRead,

@@ -10,6 +10,7 @@ import { lazyFetchHandler, lazyNodeHandler } from './lazy-http.js';
 import { InstalledExtensions, type ServerExtension, extensionRoutes } from './extension.js';
 import { type ListenOptions, type Listening, listenOn } from './listen.js';
 import type {
+  ListFilter,
   PromptDefinition,
   ResourceDefinition,
   ServerCore,
@@ -70,6 +71,12 @@ export interface McpServerOptions {
   aroundRequest?: RequestHook;
   /** Extra capabilities to advertise (experimental, extensions). */
   capabilities?: ServerCapabilities;
+  /**
+   * Which entries of tools/list, prompts/list, resources/list and resources/templates/list a caller sees (a
+   * gateway's per-principal policy); the name is the tool or prompt name, the resource URI or the template name.
+   * Lists are then built per request and marked private. Calls are not filtered: a handler checks its caller.
+   */
+  listFilter?: ListFilter;
   logger?: Logger;
 }
 
@@ -120,6 +127,7 @@ export class McpServer {
       resources: new Collection<ResourceDefinition>(resourceWire, changed('resources')),
       templates: new Collection<TemplateDefinition>(templateWire, changed('resources')),
       prompts: new Collection<PromptDefinition>(promptWire, changed('prompts')),
+      listFilter: options.listFilter,
       pageSize: Math.max(1, Math.floor(options.pageSize ?? 500)),
       defaultCache,
       sealer: new RequestStateSealer(options.requestState),

@@ -17,12 +17,14 @@ import {
   CONFIG_SPEC,
   type CommandSpec,
   DEMO_SPEC,
+  GATEWAY_SPEC,
   INIT_SPEC,
   PROMPTS_SPEC,
   RESOURCES_SPEC,
   RUN_SPEC,
   TOOLS_SPEC,
 } from '../../src/cli/help.js';
+import { GATEWAY_OPTIONS } from '../../src/cli/gateway.js';
 import { INIT_SERVER_OPTIONS } from '../../src/cli/init.js';
 import { PROMPTS_OPTIONS } from '../../src/cli/prompts.js';
 import { RESOURCES_OPTIONS } from '../../src/cli/resources.js';
@@ -42,6 +44,7 @@ const SPECS = [
   CONFIG_SPEC,
   INIT_SPEC,
   DEMO_SPEC,
+  GATEWAY_SPEC,
 ];
 
 let dir: string;
@@ -111,6 +114,7 @@ describe('--help and --version', () => {
     expect(flags(sub(CONFIG_SPEC, 'import'))).toEqual(Object.keys(CONFIG_IMPORT_OPTIONS).sort());
     expect(flags(sub(INIT_SPEC, 'server'))).toEqual(Object.keys(INIT_SERVER_OPTIONS).sort());
     expect(flags(sub(AUTH_SPEC, 'login'))).toEqual(Object.keys(AUTH_OPTIONS).sort());
+    expect(flags(GATEWAY_SPEC)).toEqual(Object.keys(GATEWAY_OPTIONS).sort());
   });
 });
 

@@ -1,0 +1,110 @@
+// The gateway rows (agentforge only): a tools/call through the gateway against the same call made directly
+// over HTTP, tools/list of 10 upstreams x 100 tools served from the gateway's registry (the upstreams' CPU
+// during the measurement shows nothing is fanned out), and the host's tool-definition bytes per model
+// request with and without tool search (500 tools on 10 servers).
+import { cpuTicks, serverCommand, startHttpServer, TICK_US } from './proc.mjs';
+
+async function startGateway(upstreams, extra = []) {
+  const encoded = Buffer.from(JSON.stringify(upstreams)).toString('base64url');
+  return startHttpServer('gateway', [`--upstreams=${encoded}`, ...extra]);
+}
+
+/** Alternating blocks of direct and through-the-gateway echo calls on one client process. */
+export async function gatewayCall({ impl, spec, alternate, echo }) {
+  const upstream = await startHttpServer('agentforge', ['--transport=http', '--mode=modern', '--minimal']);
+  const gateway = await startGateway({ up: upstream.url }, ['--exact']);
+  const direct = await impl.connectHttp(upstream.url, { mode: 'modern' });
+  const through = await impl.connectHttp(gateway.url, { mode: 'modern' });
+  try {
+    await alternate([echo(direct), echo(through)], 2 * spec.warmupMs);
+    const [d, g] = await alternate([echo(direct), echo(through)], spec.durationMs);
+    return { rpsDirect: d.rps, rpsGateway: g.rps, overhead: d.rps / g.rps };
+  } finally {
+    await Promise.all([direct.close(), through.close()]);
+    await gateway.stop();
+    await upstream.stop();
+  }
+}
+
+/** tools/list through the gateway over 10 upstreams of 100 filler tools (+ echo) each. */
+export async function gatewayList({ impl, spec, sequential }) {
+  const upstreams = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      startHttpServer('agentforge', ['--transport=http', '--mode=modern', '--minimal', '--tools=100']),
+    ),
+  );
+  const gateway = await startGateway(Object.fromEntries(upstreams.map((u, i) => [`s${i}`, u.url])));
+  const client = await impl.connectHttp(gateway.url, { mode: 'modern' });
+  try {
+    const op = async () => {
+      const tools = await client.list();
+      if (tools.length !== 1010) throw new Error(`listed ${tools.length} tools`);
+    };
+    await sequential(op, spec.warmupMs, false);
+    const before = upstreams.map((u) => cpuTicks(u.child.pid));
+    const result = await sequential(op, spec.durationMs, true, spec.minOps);
+    const upstreamUs = upstreams.reduce(
+      (sum, u, i) => sum + (cpuTicks(u.child.pid) - before[i]) * TICK_US,
+      0,
+    );
+    return { ...result, upstreamCpuUsPerList: upstreamUs / result.ops };
+  } finally {
+    await client.close();
+    await gateway.stop();
+    await Promise.all(upstreams.map((u) => u.stop()));
+  }
+}
+
+/**
+ * The agent over 10 stdio servers of 50 filler tools: a model that (when offered search_tools) searches for
+ * one tool, calls it, then answers. Bytes of the tool definitions sent per model request, with and without.
+ */
+export async function toolSearchBytes() {
+  const { Agent, McpHost, parseConfig } = await import('../../dist/agent/index.js');
+  const mcpServers = Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => {
+      const { command, args } = serverCommand('agentforge', ['--transport=stdio', '--minimal', '--tools=49']);
+      return [`s${i}`, { command, args, approval: 'auto' }];
+    }),
+  );
+  const host = await McpHost.start(parseConfig({ mcpServers }), {});
+  try {
+    const total = host.registry.size;
+    if (total !== 500) throw new Error(`registered ${total} tools`);
+    const measure = async (toolSearch) => {
+      const sizes = [];
+      const model = searchingModel(sizes);
+      const agent = new Agent({ model, host, maxSteps: 5, toolSearch });
+      const result = await agent.run('echo the word ping');
+      if (result.error) throw new Error(`agent run failed: ${result.error.message}`);
+      return sizes.reduce((a, b) => a + b, 0) / sizes.length;
+    };
+    const without = await measure(false);
+    const withSearch = await measure({ enabled: true });
+    return { bytesWithout: without, bytesWith: withSearch, saving: without / withSearch, tools: total };
+  } finally {
+    await host.close();
+  }
+}
+
+function searchingModel(sizes) {
+  const respond = (request) => {
+    sizes.push(Buffer.byteLength(JSON.stringify(request.tools)));
+    const last = request.messages.at(-1);
+    const names = request.tools.map((t) => t.name);
+    if (last.role === 'tool' && !last.name?.startsWith('search'))
+      return { message: { role: 'assistant', content: 'done', toolCalls: [] }, stopReason: 'stop' };
+    const echo = names.find((n) => n.endsWith('__echo'));
+    const call = echo
+      ? { id: `c${sizes.length}`, name: echo, arguments: { text: 'ping' } }
+      : { id: `c${sizes.length}`, name: 'search_tools', arguments: { query: 'echo the text back' } };
+    return { message: { role: 'assistant', content: '', toolCalls: [call] }, stopReason: 'tool_calls' };
+  };
+  return {
+    id: 'bench:searching',
+    generate: async (request) => respond(request),
+    async *stream(request) {
+      yield { type: 'done', response: respond(request) };
+    },
+  };
+}

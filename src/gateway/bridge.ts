@@ -1,0 +1,341 @@
+/**
+ * One forwarded request as both sides see it: the downstream request being served (possibly over several
+ * 2026-07-28 MRTR rounds) and the upstream request the gateway made for it. Whatever the upstream asks while it
+ * runs (elicitation, sampling: a server-initiated request on a handshake session, or `input_required` that the
+ * client library's input loop answers) is asked of the downstream in its own era:
+ * - a handshake-era downstream session gets a server-initiated request at once (`ctx.elicit`);
+ * - a 2026-07-28 downstream request ends with `input_required` (the gateway's own sealed `requestState`); the
+ *   upstream request stays open, parked under the request's binding (method, name, arguments, principal), and
+ *   the client's retry picks it up, hands it the answers and waits for what comes next.
+ * An upstream `requestState` therefore never leaves the gateway: the client library keeps it for its rounds.
+ */
+import type { ClientHandlers } from '../client/types.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import { invalidParams } from '../mcp/errors.js';
+import type { InputRequest, JSONObject, LoggingLevel } from '../mcp/types.js';
+import { InputRequiredSignal } from '../server/input.js';
+import { digest } from '../server/request-state.js';
+import type { HandlerContext } from '../server/types.js';
+
+export type InputMethod = InputRequest['method'];
+
+const SHORT_NAMES: Record<InputMethod, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+interface PendingAsk {
+  readonly key: string;
+  readonly request: InputRequest;
+  resolve(answer: Record<string, unknown>): void;
+  reject(error: unknown): void;
+}
+
+type Settled =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown };
+
+/** How long an upstream request waits for a 2026-07-28 client to come back with its answers. */
+const DEFAULT_PARK_MS = 5 * 60_000;
+/** Parked requests per gateway; past it the oldest is abandoned (each holds an open upstream request). */
+const MAX_PARKED = 1000;
+
+export class Exchange {
+  /** The downstream request's context of the current round (progress and logs go there). */
+  context: HandlerContext;
+  readonly controller = new AbortController();
+  readonly #asks: PendingAsk[] = [];
+  #wake: (() => void) | undefined;
+  #settled: Settled | undefined;
+  #sequence = 0;
+  /** Keys asked so far: an upstream key reused in a later round gets a suffix (answers are kept by key). */
+  readonly #keys = new Set<string>();
+  parkTimer: NodeJS.Timeout | undefined;
+  #handlers: ClientHandlers | undefined;
+
+  constructor(
+    readonly id: string,
+    /** The upstream connection it runs on: the server's name, or server and principal (per-principal). */
+    readonly connection: string,
+    readonly principal: string | undefined,
+    readonly binding: string,
+    context: HandlerContext,
+  ) {
+    this.context = context;
+  }
+
+  /**
+   * The upstream asks for input. The downstream is asked by the round being served (`drive`): inline on a
+   * handshake session, with input_required on 2026-07-28.
+   */
+  ask(
+    method: InputMethod,
+    params: JSONObject,
+    signal: AbortSignal,
+    upstreamKey?: string,
+  ): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const ask: PendingAsk = {
+        key: this.#keyFor(method, upstreamKey),
+        request: { method, params } as InputRequest,
+        resolve,
+        reject,
+      };
+      this.#asks.push(ask);
+      signal.addEventListener(
+        'abort',
+        () => {
+          const at = this.#asks.indexOf(ask);
+          if (at >= 0) this.#asks.splice(at, 1);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+      this.#notify();
+    });
+  }
+
+  /** The upstream call's own MRTR input handlers (`CallOptions.handlers`): its input requests come here. */
+  get handlers(): ClientHandlers {
+    this.#handlers ??= {
+      elicitation: (params, input) =>
+        this.ask('elicitation/create', params, input.signal, input.key) as Promise<never>,
+      sampling: (params, input) =>
+        this.ask('sampling/createMessage', params, input.signal, input.key) as Promise<never>,
+      roots: async (input) => {
+        const answer = await this.ask('roots/list', {}, input.signal, input.key);
+        return Array.isArray(answer.roots) ? (answer.roots as never) : [];
+      },
+    };
+    return this.#handlers;
+  }
+
+  /** The upstream's own `inputRequests` key where it gave one (2026-07-28), else `<method>-<n>`. */
+  #keyFor(method: InputMethod, upstreamKey: string | undefined): string {
+    const base = upstreamKey ?? `${SHORT_NAMES[method]}-${this.#sequence + 1}`;
+    this.#sequence++;
+    let key = base;
+    for (let n = 2; this.#keys.has(key); n++) key = `${base}~${n}`;
+    this.#keys.add(key);
+    return key;
+  }
+
+  progress(progress: { progress: number; total?: number; message?: string }): void {
+    void this.context.progress(progress.progress, progress.total, progress.message);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    void this.context.log(level, data, logger);
+  }
+
+  settle(outcome: Settled): void {
+    this.#settled = outcome;
+    this.#notify();
+  }
+
+  /**
+   * Serves one downstream round: answers what the upstream asked with this round's input, then waits for the
+   * upstream's result or its next question. A question the round cannot answer ends it with input_required.
+   */
+  async drive(context: HandlerContext, onPark: (exchange: Exchange) => void): Promise<unknown> {
+    this.context = context;
+    const cancel = () => this.controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      for (;;) {
+        if (this.#asks.length > 0) {
+          await this.#answer(context, onPark);
+          continue;
+        }
+        const settled = this.#settled;
+        if (settled) {
+          if (settled.ok) return settled.value;
+          throw settled.error;
+        }
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+      }
+    } finally {
+      context.signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  async #answer(context: HandlerContext, onPark: (exchange: Exchange) => void): Promise<void> {
+    const asks = [...this.#asks];
+    let answers: Record<string, Record<string, unknown>>;
+    try {
+      const requests = Object.fromEntries(asks.map((ask) => [ask.key, ask.request]));
+      answers = (await context.requestInput(requests)) as Record<string, Record<string, unknown>>;
+    } catch (error) {
+      if (error instanceof InputRequiredSignal) {
+        onPark(this);
+        throw error;
+      }
+      // The downstream cannot answer (no such capability, a failed request): the upstream hears the error.
+      for (const ask of asks) {
+        this.#asks.splice(this.#asks.indexOf(ask), 1);
+        ask.reject(error);
+      }
+      return;
+    }
+    for (const ask of asks) {
+      this.#asks.splice(this.#asks.indexOf(ask), 1);
+      ask.resolve(answers[ask.key] ?? {});
+    }
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
+
+export interface BridgeOptions {
+  /** How long a parked upstream request waits for the downstream's next round (default 5 minutes). */
+  readonly parkMs?: number;
+}
+
+/** The exchanges in flight, which upstream connection each runs on, and those parked between MRTR rounds. */
+export class Bridge {
+  readonly #inflight = new Map<string, Set<Exchange>>();
+  readonly #parked = new Map<string, Exchange[]>();
+  readonly #parkMs: number;
+  #parkedCount = 0;
+  #ids = 0;
+
+  constructor(options: BridgeOptions = {}) {
+    this.#parkMs = options.parkMs ?? DEFAULT_PARK_MS;
+  }
+
+  /**
+   * Runs `upstream` for one downstream request, or, on a 2026-07-28 retry that vouches for earlier rounds, picks
+   * up the upstream request that round left parked.
+   */
+  async forward<T>(
+    context: HandlerContext,
+    connection: string,
+    kind: { method: string; name: string; arguments: unknown },
+    upstream: (exchange: Exchange) => Promise<T>,
+  ): Promise<T> {
+    const binding = `${kind.method}\u0000${kind.name}\u0000${context.principal ?? ''}\u0000${digest(kind.arguments)}`;
+    let exchange: Exchange | undefined;
+    // Only a verified 2026-07-28 requestState vouches for earlier rounds (a handshake session answers inline).
+    if (context.inputRound > 0) {
+      exchange = this.#unpark(binding);
+      if (!exchange)
+        throw invalidParams(
+          'the upstream request this requestState belongs to is no longer pending: send the request again without requestState and inputResponses',
+        );
+    } else {
+      exchange = new Exchange(
+        `i${(++this.#ids).toString(36)}`,
+        connection,
+        context.principal,
+        binding,
+        context,
+      );
+      this.#start(exchange, upstream);
+    }
+    return (await exchange.drive(context, (parked) => this.#park(parked))) as T;
+  }
+
+  /**
+   * The exchange a request or log of an upstream connection belongs to when the upstream does not say (an MRTR
+   * round comes to its call's own handlers): a handshake-era upstream ties a request to nothing on stdio, so it
+   * is attributed only when every exchange in flight on the connection is the same principal's (the latest of
+   * them), and one user's elicitation never reaches another.
+   */
+  exchangeFor(connection: string): Exchange | undefined {
+    const inflight = this.#inflight.get(connection);
+    if (!inflight || inflight.size === 0) return undefined;
+    const all = [...inflight];
+    const principal = all[0]!.principal;
+    if (all.some((exchange) => exchange.principal !== principal)) return undefined;
+    return all[all.length - 1];
+  }
+
+  /** Upstream requests still open (in flight or parked). */
+  get size(): number {
+    let count = 0;
+    for (const set of this.#inflight.values()) count += set.size;
+    return count;
+  }
+
+  /** Abandons every parked request (the gateway is closing). */
+  close(): void {
+    for (const list of this.#parked.values())
+      for (const exchange of list) exchange.controller.abort(new Error('gateway closed'));
+    this.#parked.clear();
+  }
+
+  #start<T>(exchange: Exchange, upstream: (exchange: Exchange) => Promise<T>): void {
+    let set = this.#inflight.get(exchange.connection);
+    if (!set) {
+      set = new Set();
+      this.#inflight.set(exchange.connection, set);
+    }
+    set.add(exchange);
+    let running: Promise<T>;
+    try {
+      running = upstream(exchange);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
+      (value) => exchange.settle({ ok: true, value }),
+      (error: unknown) => exchange.settle({ ok: false, error }),
+    );
+    void running
+      .catch(() => undefined)
+      .finally(() => {
+        set.delete(exchange);
+        if (set.size === 0 && this.#inflight.get(exchange.connection) === set)
+          this.#inflight.delete(exchange.connection);
+        this.#forget(exchange);
+      });
+  }
+
+  #park(exchange: Exchange): void {
+    if (this.#parkedCount >= MAX_PARKED) this.#evictOldest();
+    const list = this.#parked.get(exchange.binding) ?? [];
+    list.push(exchange);
+    this.#parked.set(exchange.binding, list);
+    this.#parkedCount++;
+    exchange.parkTimer = setTimeout(() => {
+      this.#forget(exchange);
+      exchange.controller.abort(new RpcError(-32001, 'no answer to the upstream input request in time'));
+    }, this.#parkMs);
+    exchange.parkTimer.unref();
+  }
+
+  #unpark(binding: string): Exchange | undefined {
+    const list = this.#parked.get(binding);
+    const exchange = list?.shift();
+    if (!exchange) return undefined;
+    if (list!.length === 0) this.#parked.delete(binding);
+    this.#parkedCount--;
+    clearTimeout(exchange.parkTimer);
+    return exchange;
+  }
+
+  #forget(exchange: Exchange): void {
+    const list = this.#parked.get(exchange.binding);
+    const at = list?.indexOf(exchange) ?? -1;
+    if (at < 0) return;
+    list!.splice(at, 1);
+    if (list!.length === 0) this.#parked.delete(exchange.binding);
+    this.#parkedCount--;
+    clearTimeout(exchange.parkTimer);
+  }
+
+  #evictOldest(): void {
+    const [binding, list] = this.#parked.entries().next().value ?? [];
+    const exchange = list?.[0];
+    if (binding === undefined || !exchange) return;
+    this.#forget(exchange);
+    exchange.controller.abort(new Error('too many upstream requests awaiting input'));
+  }
+}

@@ -1,0 +1,401 @@
+/**
+ * The gateway: the servers of an mcp.json, connected and supervised by the host, served as one MCP server (every
+ * revision, every transport) at `/mcp`, and one more per group at `/mcp/<group>` (a virtual server). Each
+ * endpoint is an McpServer whose registrations mirror the upstreams; upstream list changes are applied to the
+ * registry and the registrations, and the server announces them downstream.
+ */
+import type { HostConfig } from '../agent/config.js';
+import { McpHost, type HostEvent, type HostOptions } from '../agent/host.js';
+import { SEARCH_TOOL_NAME, ToolSearch } from '../agent/tool-search.js';
+import type { ToolDefinition } from '../agent/model.js';
+import type { JSONObject } from '../mcp/types.js';
+import type { RequestStateOptions } from '../server/request-state.js';
+import { principalOf } from '../server/request-state.js';
+import { McpServer } from '../server/server.js';
+import type { AuthInfo, HandlerContext } from '../server/types.js';
+import type { ServerSession } from '../server/session.js';
+import { isRecord } from '../util/record.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import { PACKAGE_VERSION } from '../util/version.js';
+import { Bridge } from './bridge.js';
+import { Catalog, Mirror } from './catalog.js';
+import { Forwarder } from './forward.js';
+import { TaskRelay } from './tasks.js';
+import {
+  type GatewayAuditSink,
+  type PolicyRule,
+  RateLimiter,
+  type RateLimits,
+  ToolPolicy,
+} from './governance.js';
+import {
+  PrincipalPool,
+  type UpstreamAsk,
+  type UpstreamCredentialsHook,
+  gatewayConnector,
+} from './upstreams.js';
+
+export interface GatewayOptions {
+  readonly config: HostConfig;
+  /** Namespace names with the server's (default true). `false` serves a single upstream with its exact names. */
+  readonly prefix?: boolean;
+  /** Offer `search_tools` (BM25 over the endpoint's tools) as a tool of the gateway. */
+  readonly toolSearch?: boolean;
+  /** Which principals may list and call which tools. */
+  readonly policies?: readonly PolicyRule[];
+  readonly rateLimits?: RateLimits;
+  readonly audit?: GatewayAuditSink;
+  /** Servers reached with each caller's own credentials, one connection per (server, principal). */
+  readonly perPrincipal?: readonly string[];
+  /** Those credentials: never shared between principals. Required with `perPrincipal`. */
+  readonly upstreamCredentials?: UpstreamCredentialsHook;
+  /** Servers `ready` waits for; default every enabled one. */
+  readonly required?: readonly string[];
+  /** The downstream server's name and version (default agentforge-gateway). */
+  readonly info?: { readonly name: string; readonly version: string };
+  /** Sealing of the gateway's own requestState (2026-07-28 MRTR rounds it runs for its callers). */
+  readonly requestState?: RequestStateOptions;
+  /**
+   * Policies may be added by `reload` later (the CLI watches its config file): lists are filtered per caller
+   * from the start. Without it, and without policies, lists are served from their cache.
+   */
+  readonly dynamicPolicies?: boolean;
+  /** Host options for the upstream connections: timeouts and retries. */
+  readonly upstream?: Pick<HostOptions, 'connectTimeoutMs' | 'retry' | 'startupTimeoutMs' | 'serverLogs'>;
+  /** How long an upstream request waits for a 2026-07-28 caller's next round (default 5 minutes). */
+  readonly inputTimeoutMs?: number;
+  readonly logger?: Logger;
+}
+
+export interface Collision {
+  readonly kind: string;
+  readonly wanted: string;
+  readonly given: string;
+  readonly server: string;
+}
+
+interface Endpoint {
+  readonly group: string | undefined;
+  readonly server: McpServer;
+  readonly mirror: Mirror;
+}
+
+export class Gateway {
+  readonly host: McpHost;
+  readonly #endpoints = new Map<string, Endpoint>();
+  readonly #catalog: Catalog;
+  readonly #bridge: Bridge;
+  readonly #pool: PrincipalPool | undefined;
+  readonly #governance: { policy: ToolPolicy; limiter: RateLimiter };
+  readonly #initialPolicy: ToolPolicy;
+  #options: GatewayOptions;
+  readonly #logger: Logger;
+  readonly #collisions: Collision[] = [];
+  readonly #tasks: TaskRelay;
+  #syncing: Promise<void> = Promise.resolve();
+  #pendingSync = false;
+  #closed = false;
+
+  /** @internal Built by `createGateway`. */
+  constructor(host: McpHost, bridge: Bridge, pool: PrincipalPool | undefined, options: GatewayOptions) {
+    this.host = host;
+    this.#bridge = bridge;
+    this.#pool = pool;
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#initialPolicy = new ToolPolicy(options.policies);
+    this.#governance = { policy: this.#initialPolicy, limiter: new RateLimiter(options.rateLimits) };
+    this.#tasks = new TaskRelay(host);
+    const forwarder = new Forwarder({
+      host,
+      bridge,
+      governance: this.#governance,
+      pool,
+      perPrincipal: new Set(options.perPrincipal ?? []),
+      audit: options.audit,
+      logger: this.#logger,
+      tasks: this.#tasks,
+    });
+    this.#catalog = new Catalog(host, forwarder, {
+      prefix: options.prefix !== false,
+      logger: this.#logger,
+      onCollision: (kind, wanted, given, server) => this.#collided({ kind, wanted, given, server }),
+    });
+    this.#addEndpoint(undefined);
+    for (const group of groupsOf(options.config)) this.#addEndpoint(group);
+  }
+
+  /** The endpoint serving every server, or one group's. */
+  server(group?: string): McpServer | undefined {
+    return this.#endpoints.get(group ?? '')?.server;
+  }
+
+  get groups(): string[] {
+    return [...this.#endpoints.values()].flatMap((endpoint) => endpoint.group ?? []);
+  }
+
+  /** Names two upstreams both wanted, and what each got instead. */
+  get collisions(): readonly Collision[] {
+    return this.#collisions;
+  }
+
+  /** True when every required upstream is connected. */
+  get ready(): boolean {
+    const required = new Set(
+      this.#options.required ?? this.#options.config.servers.filter((s) => s.enabled).map((s) => s.name),
+    );
+    return this.host.servers().every((status) => !required.has(status.name) || status.state === 'ready');
+  }
+
+  /** Upstream requests still open (in flight, or waiting for a caller's next MRTR round). */
+  get openRequests(): number {
+    return this.#bridge.size;
+  }
+
+  /** Waits until every list change heard so far is served. */
+  async settled(): Promise<void> {
+    await this.#syncing;
+  }
+
+  /**
+   * Applies a new config and its governance without dropping anyone: sessions and listen streams stay open,
+   * servers the config keeps unchanged stay connected with their calls in flight, new groups get their endpoint,
+   * and callers hear of the changed lists. `settings` replace the policies, rate limits and required servers.
+   */
+  async reload(
+    config: HostConfig,
+    settings: Pick<GatewayOptions, 'policies' | 'rateLimits' | 'required'> = {},
+  ): Promise<void> {
+    checkPrefix(config, this.#options.prefix);
+    const before = this.#options.config.servers.map((s) => s.name);
+    this.#options = { ...this.#options, config, ...settings };
+    const policy = new ToolPolicy(settings.policies);
+    if (!policy.empty && !this.#listsFiltered)
+      this.#logger.warn(
+        'gateway: policies added by a reload apply to calls; lists are filtered after a restart',
+      );
+    this.#governance.policy = policy;
+    this.#governance.limiter = new RateLimiter(settings.rateLimits);
+    await this.host.reconfigure(config);
+    for (const group of groupsOf(config)) if (!this.#endpoints.has(group)) this.#addEndpoint(group);
+    const names = new Set([...before, ...config.servers.map((s) => s.name)]);
+    await Promise.all([...names].map((name) => this.#catalog.refreshServer(name)));
+    this.#scheduleSync();
+    await this.#syncing;
+  }
+
+  /** Relays an upstream's resources/updated to every endpoint's subscribers, under the URI it serves there. */
+  resourceUpdated(server: string, uri: string): void {
+    const served = this.#catalog.uriFor(server, uri);
+    for (const endpoint of this.#endpoints.values()) endpoint.server.notifyResourceUpdated(served);
+  }
+
+  /** Serves the every-server endpoint on this process's stdin/stdout (both eras). */
+  serveStdio(): Promise<ServerSession> {
+    return this.server()!.serveStdio();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#bridge.close();
+    await Promise.all([...this.#endpoints.values()].map((endpoint) => endpoint.server.close()));
+    await this.#catalog.close();
+    await this.#pool?.close();
+    await this.host.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** @internal The first sync, once the host is up. */
+  async start(): Promise<void> {
+    this.host.on((event) => this.#onHostEvent(event));
+    await Promise.all(this.host.servers().map((s) => this.#catalog.refreshServer(s.name)));
+    this.#scheduleSync();
+    await this.#syncing;
+  }
+
+  #onHostEvent(event: HostEvent): void {
+    if (this.#closed) return;
+    if (event.type === 'server_state') {
+      this.#scheduleSync(event.server);
+    } else if (event.type === 'list_changed') {
+      const refetch = event.list === 'resourcesListChanged' || event.list === 'promptsListChanged';
+      this.#scheduleSync(refetch ? event.server : undefined);
+    }
+  }
+
+  /** Coalesces changes: one registry refresh and one mirror pass for everything heard meanwhile. */
+  #scheduleSync(server?: string): void {
+    const refetch = server === undefined ? Promise.resolve() : this.#catalog.refreshServer(server);
+    if (this.#pendingSync) {
+      this.#syncing = this.#syncing.then(() => refetch).then(() => this.#sync());
+      return;
+    }
+    this.#pendingSync = true;
+    this.#syncing = this.#syncing
+      .then(() => refetch)
+      .then(() => {
+        this.#pendingSync = false;
+        return this.#sync();
+      })
+      .catch((error: unknown) => this.#logger.warn('gateway: applying upstream changes failed', error));
+  }
+
+  async #sync(): Promise<void> {
+    if (this.#closed) return;
+    await this.host.refresh();
+    for (const collision of this.#catalog.toolCollisions()) {
+      const seen = this.#collisions.some((c) => c.kind === 'tool' && c.given === collision.given);
+      if (!seen) this.#collided({ kind: 'tool', ...collision });
+    }
+    const groups = new Map(this.#options.config.servers.map((s) => [s.name, s.groups]));
+    for (const endpoint of this.#endpoints.values()) {
+      endpoint.mirror.apply(this.#catalog.desired(endpoint.group, (name) => groups.get(name) ?? []));
+    }
+  }
+
+  /** Lists are filtered per caller when there were policies at the start, or there may be later. */
+  get #listsFiltered(): boolean {
+    return !this.#initialPolicy.empty || this.#options.dynamicPolicies === true;
+  }
+
+  #collided(collision: Collision): void {
+    this.#collisions.push(collision);
+    this.#logger.warn(
+      `server "${collision.server}": ${collision.kind} "${collision.wanted}" is taken; served as "${collision.given}"`,
+    );
+  }
+
+  #addEndpoint(group: string | undefined): void {
+    const info = this.#options.info ?? { name: 'agentforge-gateway', version: PACKAGE_VERSION };
+    const governance = this.#governance;
+    const filtered = this.#listsFiltered;
+    const server = new McpServer(
+      { ...info, ...(group === undefined ? {} : { title: `${info.name} (${group})` }) },
+      {
+        ...(this.#options.requestState ? { requestState: this.#options.requestState } : {}),
+        ...(this.#options.logger ? { logger: this.#options.logger } : {}),
+        ...(!filtered
+          ? {}
+          : {
+              listFilter: (kind, name, authInfo) =>
+                kind !== 'tools' ||
+                name === SEARCH_TOOL_NAME ||
+                governance.policy.allows({ principal: principalOf(authInfo), auth: authOf(authInfo) }, name),
+            }),
+      },
+    );
+    if (this.#options.toolSearch) this.#offerSearch(server, group);
+    // SEP-2663 tasks, when an upstream offers them (their settings are the first such upstream's).
+    const taskSettings = this.#tasks.settings();
+    if (taskSettings) server.use(this.#tasks.extension(taskSettings));
+    this.#endpoints.set(group ?? '', { group, server, mirror: new Mirror(server, this.#logger) });
+  }
+
+  /** `search_tools` over this endpoint's tools, as the caller may see them. */
+  #offerSearch(server: McpServer, group: string | undefined): void {
+    const search = new ToolSearch({ enabled: true });
+    const cache = new Map<string, readonly ToolDefinition[]>();
+    const definitions = (context: HandlerContext): readonly ToolDefinition[] => {
+      const key = `${this.host.registry.version}\u0000${context.principal ?? ''}`;
+      let list = cache.get(key);
+      if (!list) {
+        const caller = { principal: context.principal, auth: context.auth };
+        list = this.host.registry
+          .entries()
+          .filter((entry) => entry.kind === 'tool' && (group === undefined || entry.groups.includes(group)))
+          .map((entry) => ({
+            name: this.#catalog.toolName(entry),
+            description: entry.description,
+            inputSchema: entry.inputSchema,
+          }))
+          .filter((definition) => this.#governance.policy.allows(caller, definition.name));
+        if (cache.size >= 100) cache.clear();
+        cache.set(key, list);
+      }
+      return list;
+    };
+    server.registerTool(
+      SEARCH_TOOL_NAME,
+      {
+        description:
+          'Search the tools of this gateway by what you need to do. Returns the best matching tools with their parameters.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', description: 'What the tool should do, in a few words' },
+            limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many tools (default 5)' },
+          },
+          required: ['query'],
+        },
+        annotations: { readOnlyHint: true },
+      },
+      async (args, context) => {
+        const found = await search.search(definitions(context), args, new Set(), context.signal);
+        return {
+          content: [{ type: 'text', text: found.text }],
+          structuredContent: { tools: found.found.map((d) => ({ ...d })) as unknown as JSONObject[] },
+          ...(found.isError ? { isError: true } : {}),
+        };
+      },
+    );
+  }
+}
+
+/** Builds the gateway: connects every upstream (slow ones join later) and serves what is ready. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config } = options;
+  checkPrefix(config, options.prefix);
+  if ((options.perPrincipal?.length ?? 0) > 0 && !options.upstreamCredentials)
+    throw new Error('perPrincipal servers need an upstreamCredentials hook');
+  let gateway: Gateway | undefined;
+  const bridge = new Bridge(options.inputTimeoutMs === undefined ? {} : { parkMs: options.inputTimeoutMs });
+  const ask: UpstreamAsk = (connection, method, params, signal, key) => {
+    const exchange = bridge.exchangeFor(connection);
+    if (exchange) return exchange.ask(method, params, signal, key);
+    // No caller to ask (a request of no forwarded call): client/elicitation allows declining; no roots.
+    if (method === 'elicitation/create') return Promise.resolve({ action: 'decline' });
+    if (method === 'roots/list') return Promise.resolve({ roots: [] });
+    return Promise.reject(new Error('no downstream request to ask for sampling'));
+  };
+  const events = {
+    log: (connection: string, params: { level: string; data?: unknown; logger?: string }) =>
+      bridge.exchangeFor(connection)?.log(params.level as never, params.data, params.logger),
+    resourceUpdated: (server: string, uri: string) => gateway?.resourceUpdated(server, uri),
+  };
+  const pool =
+    options.upstreamCredentials && (options.perPrincipal?.length ?? 0) > 0
+      ? new PrincipalPool({
+          credentials: options.upstreamCredentials,
+          ask,
+          events,
+          logger: options.logger ?? silentLogger,
+        })
+      : undefined;
+  const host = await McpHost.start(config, {
+    ...options.upstream,
+    connector: gatewayConnector(events, ask),
+    ...(options.prefix === false ? { namer: (_server: string, tool: string) => tool } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  gateway = new Gateway(host, bridge, pool, options);
+  await gateway.start();
+  return gateway;
+}
+
+function checkPrefix(config: HostConfig, prefix: boolean | undefined): void {
+  const enabled = config.servers.filter((s) => s.enabled);
+  if (prefix === false && enabled.length > 1)
+    throw new Error(`prefix: false serves a single upstream; ${config.source} enables ${enabled.length}`);
+}
+
+function groupsOf(config: HostConfig): string[] {
+  return [...new Set(config.servers.flatMap((s) => s.groups))].sort();
+}
+
+function authOf(authInfo: unknown): AuthInfo | undefined {
+  return isRecord(authInfo) && Array.isArray(authInfo.scopes) ? (authInfo as unknown as AuthInfo) : undefined;
+}

@@ -1,0 +1,148 @@
+/**
+ * Tasks (SEP-2663, `io.modelcontextprotocol/tasks`) through the gateway. A caller that declares the extension
+ * has it declared upstream too (its capabilities travel with the call), so an upstream may answer tools/call
+ * with a CreateTaskResult; the gateway passes it on and remembers which upstream, and for whom, the task runs.
+ * tasks/get, tasks/update and tasks/cancel then go to that upstream, for that principal only: an unknown task and
+ * someone else's look the same.
+ */
+import type { McpHost } from '../agent/host.js';
+import type { McpClient } from '../client/client.js';
+import { invalidParams } from '../mcp/errors.js';
+import type { ClientCapabilities, Implementation, JSONObject, LoggingLevel } from '../mcp/types.js';
+import type { RequestId } from '../jsonrpc/messages.js';
+import type { MessageExtra } from '../jsonrpc/transport.js';
+import type { Era } from '../mcp/revisions.js';
+import type { RequestScope } from '../server/context.js';
+import { type ServerExtension, declaresExtension } from '../server/extension.js';
+import type { InputBackend } from '../server/input.js';
+import type { HandlerContext, TaskContext } from '../server/types.js';
+import { isRecord } from '../util/record.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
+/** Tasks remembered at most; the oldest is forgotten first (its upstream keeps it until its own ttl). */
+const MAX_TASKS = 10_000;
+
+export interface TaskRoute {
+  readonly server: string;
+  readonly principal: string | undefined;
+  readonly client: McpClient;
+}
+
+/** The marker a relayed tools/call carries as `ctx.task`: where the forwarder leaves a CreateTaskResult. */
+export class RelayedTask implements TaskContext {
+  readonly taskId = undefined;
+  created: JSONObject | undefined;
+
+  detach(): Promise<string> {
+    return Promise.reject(new Error('a forwarded call becomes a task upstream, not here'));
+  }
+
+  async status(): Promise<void> {}
+}
+
+/** The request's scope with the relay's marker as its task context. */
+class RelayScope implements RequestScope {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly requestId: RequestId;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly extra: MessageExtra | undefined;
+  readonly meta: JSONObject | undefined;
+  readonly logLevel: LoggingLevel | 'all' | undefined;
+  readonly inputRound: number;
+  readonly input: InputBackend;
+  readonly #request: RequestScope;
+
+  constructor(
+    request: RequestScope,
+    readonly task: RelayedTask,
+  ) {
+    this.#request = request;
+    this.era = request.era;
+    this.protocolVersion = request.protocolVersion;
+    this.requestId = request.requestId;
+    this.clientCapabilities = request.clientCapabilities;
+    this.clientInfo = request.clientInfo;
+    this.extra = request.extra;
+    this.meta = request.meta;
+    this.logLevel = request.logLevel;
+    this.inputRound = request.inputRound;
+    this.input = request.input;
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  notify(method: string, params: JSONObject): Promise<void> {
+    return this.#request.notify(method, params);
+  }
+}
+
+export class TaskRelay {
+  readonly #host: McpHost;
+  readonly #routes = new Map<string, TaskRoute>();
+
+  constructor(host: McpHost) {
+    this.#host = host;
+  }
+
+  /** The settings the first upstream that offers tasks advertises, or undefined when none does. */
+  settings(): JSONObject | undefined {
+    for (const status of this.#host.servers()) {
+      const extensions = this.#host.client(status.name)?.serverCapabilities?.extensions;
+      const settings = isRecord(extensions) ? extensions[TASKS_EXTENSION] : undefined;
+      if (isRecord(settings)) return settings as JSONObject;
+    }
+    return undefined;
+  }
+
+  /** Notes a CreateTaskResult an upstream answered for `principal`. */
+  created(result: JSONObject, route: TaskRoute): void {
+    if (typeof result.taskId !== 'string') return;
+    if (this.#routes.size >= MAX_TASKS) this.#routes.delete(this.#routes.keys().next().value!);
+    this.#routes.set(result.taskId, route);
+  }
+
+  /** The extension one endpoint installs: the tools/call hook and the three task methods. */
+  extension(settings: JSONObject): ServerExtension {
+    const methods = Object.fromEntries(
+      METHODS.map((method) => [
+        method,
+        {
+          handler: (params: JSONObject | undefined, ctx: HandlerContext) =>
+            this.#forward(method, params, ctx),
+        },
+      ]),
+    );
+    return {
+      id: TASKS_EXTENSION,
+      settings,
+      gated: true,
+      methods,
+      callTool: async (call) => {
+        if (!declaresExtension(call.scope.clientCapabilities, TASKS_EXTENSION)) return call.run(call.scope);
+        const marker = new RelayedTask();
+        const outcome = await call.run(new RelayScope(call.scope, marker));
+        return marker.created ? call.codec.finish(marker.created) : outcome;
+      },
+    };
+  }
+
+  async #forward(method: string, params: JSONObject | undefined, ctx: HandlerContext): Promise<JSONObject> {
+    const taskId = params?.taskId;
+    if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 256)
+      throw invalidParams('taskId must be a non-empty string');
+    const route = this.#routes.get(taskId);
+    if (!route || route.principal !== ctx.principal) throw invalidParams('Unknown task');
+    const { _meta: _, ...rest } = params ?? {};
+    const result = await route.client.request(method, rest, {
+      signal: ctx.signal,
+      clientCapabilities: ctx.clientCapabilities,
+    });
+    const { _meta: _upstreamMeta, resultType: _resultType, ...answer } = result;
+    return answer as JSONObject;
+  }
+}
