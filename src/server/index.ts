@@ -27,7 +27,23 @@ export {
 export type { StatelessRequestContext } from '../mcp/request-context.js';
 export type { ServerSession } from './session.js';
 
-export type { RequestStateOptions } from './request-state.js';
+export type {
+  RequestStateKey,
+  RequestStateKeyRing,
+  RequestStateOptions,
+} from './request-state.js';
+export {
+  type EventBus,
+  InMemoryEventBus,
+  type ServerEvent,
+  type ServerEventListener,
+  readServerEvent,
+} from './event-bus.js';
+export {
+  InMemoryOneTimeStateStore,
+  type InMemoryOneTimeStateStoreOptions,
+  type OneTimeStateStore,
+} from './one-time-state.js';
 export type {
   AuthInfo,
   CacheHints,
