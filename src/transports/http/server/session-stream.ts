@@ -11,6 +11,8 @@ export interface StreamSettings {
   readonly priming: boolean;
   /** Headers added to the response that opens the stream (Mcp-Session-Id). */
   readonly headers: Record<string, string>;
+  /** Records each event beyond this process (an EventStore), for resumption on another instance. */
+  readonly persist?: ((key: string, seq: number, json: string) => void) | undefined;
 }
 
 interface StoredEvent {
@@ -114,9 +116,11 @@ export class SessionStream {
   }
 
   /** A fresh GET for the standalone stream: delivers what was queued while nobody listened, then streams. */
-  open(exchange: HttpExchange): void {
+  open(exchange: HttpExchange, replayed: readonly string[] = []): void {
     const delivered = this.#deliveredSeq;
     this.#attach(exchange, true);
+    // Events of this session's stream on another instance, resumed here (already framed, their own ids).
+    for (const text of replayed) this.#sink?.write(text);
     for (const event of this.#events) if (event.seq > delivered) this.#sink?.write(event.text);
     this.#deliveredSeq = this.#seq;
   }
@@ -182,6 +186,7 @@ export class SessionStream {
     this.#seq++;
     const text = sseMessage(json, `${this.key}_${this.#seq}`);
     this.#events.push({ seq: this.#seq, text });
+    this.#settings.persist?.(this.key, this.#seq, json);
     if (this.#events.length > this.#settings.maxEvents) this.#events.shift();
     if (this.#sink && !this.#sink.closed) {
       this.#sink.write(text);

@@ -1,0 +1,132 @@
+/**
+ * Handshake-era sessions shared between instances through a SessionStore: recorded when initialize succeeds,
+ * restored on an instance that does not hold them when a request names them, touched while in use, forgotten
+ * on DELETE. A store that cannot be reached makes those requests fail with 503; nothing else depends on it.
+ */
+import type { JSONObject } from '../../../mcp/types.js';
+import type { HttpExchange } from './exchange.js';
+import type { ResolvedOptions } from './options.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
+import { StreamableSessionTransport } from './session-transport.js';
+import type { SessionRegistry } from './sessions.js';
+import type { HttpMcpServer, ServerSessionHandle } from './types.js';
+
+export interface SharedSessionEntry {
+  readonly transport: StreamableSessionTransport;
+  handle: ServerSessionHandle | undefined;
+  readonly principal?: string | undefined;
+}
+
+/** The store could not be reached: the caller answers 503. */
+export const STORE_UNAVAILABLE = Symbol('session store unavailable');
+
+type Found = SharedSessionEntry | undefined | typeof STORE_UNAVAILABLE;
+
+export class SharedSessions {
+  readonly #store: SessionStore;
+  readonly #options: ResolvedOptions;
+  readonly #sessions: SessionRegistry;
+  readonly #server: HttpMcpServer;
+  /** Restorations under way: concurrent requests for one session restore it once. */
+  readonly #restoring = new Map<string, Promise<Found>>();
+  /** When each local session's expiry was last pushed back (at most every quarter of the idle timeout). */
+  readonly #touched = new Map<string, number>();
+
+  constructor(
+    store: SessionStore,
+    options: ResolvedOptions,
+    sessions: SessionRegistry,
+    server: HttpMcpServer,
+  ) {
+    this.#store = store;
+    this.#options = options;
+    this.#sessions = sessions;
+    this.#server = server;
+  }
+
+  /** Records a session whose initialize succeeded; resolves once another instance would find it. */
+  record(sessionId: string, request: JSONObject | undefined, version: string, principal: string | undefined) {
+    const params = (request ?? {}) as Record<string, unknown>;
+    const caps = params.capabilities;
+    const record: { -readonly [K in keyof SessionRecord]: SessionRecord[K] } = {
+      protocolVersion: version,
+      clientCapabilities:
+        typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JSONObject) : {},
+    };
+    const info = params.clientInfo;
+    if (typeof info === 'object' && info !== null && !Array.isArray(info))
+      record.clientInfo = info as JSONObject;
+    if (principal !== undefined) record.principal = principal;
+    this.#touched.set(sessionId, Date.now());
+    return this.#store.set(sessionId, record, this.#options.sessionIdleTimeoutMs).catch((error: unknown) => {
+      this.#options.logger.warn(`session ${sessionId}: not recorded in the session store`, error);
+    });
+  }
+
+  /** The session held here, or restored from the store; STORE_UNAVAILABLE when the store failed. */
+  async find(sessionId: string, exchange: HttpExchange): Promise<Found> {
+    const local = this.#sessions.get(sessionId, StreamableSessionTransport, exchange.principal);
+    if (local) {
+      this.#touch(sessionId);
+      return local;
+    }
+    let restoring = this.#restoring.get(sessionId);
+    if (!restoring) {
+      restoring = this.#restore(sessionId, exchange).finally(() => this.#restoring.delete(sessionId));
+      this.#restoring.set(sessionId, restoring);
+    }
+    const found = await restoring;
+    // The session restored for another caller is not this caller's (Session Hijacking).
+    if (found && found !== STORE_UNAVAILABLE && found.principal !== exchange.principal) return undefined;
+    return found;
+  }
+
+  /** The local copy ended (idle, closed): the store keeps the session for the other instances. */
+  forget(sessionId: string): void {
+    this.#touched.delete(sessionId);
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    this.#touched.delete(sessionId);
+    await this.#store.delete(sessionId);
+  }
+
+  async #restore(sessionId: string, exchange: HttpExchange): Promise<Found> {
+    let record: SessionRecord | undefined;
+    try {
+      record = await this.#store.get(sessionId);
+    } catch (error) {
+      this.#options.logger.warn(`session ${sessionId}: session store unavailable`, error);
+      return STORE_UNAVAILABLE;
+    }
+    if (!record || record.principal !== exchange.principal) return undefined;
+    if (!this.#sessions.reserve()) return undefined;
+    const transport = new StreamableSessionTransport(sessionId, this.#options);
+    let handle: ServerSessionHandle;
+    try {
+      handle = await this.#server.connect(transport);
+    } catch (error) {
+      this.#sessions.release();
+      throw error;
+    }
+    transport.restore(record, exchange);
+    const entry: SharedSessionEntry = { transport, handle, principal: record.principal };
+    transport.onended = () => {
+      this.#sessions.delete(sessionId);
+      this.forget(sessionId);
+    };
+    this.#sessions.add(sessionId, entry);
+    this.#touched.set(sessionId, Date.now());
+    return entry;
+  }
+
+  #touch(sessionId: string): void {
+    const now = Date.now();
+    const idle = this.#options.sessionIdleTimeoutMs;
+    if (now - (this.#touched.get(sessionId) ?? 0) < idle / 4) return;
+    this.#touched.set(sessionId, now);
+    this.#store.touch(sessionId, idle).catch((error: unknown) => {
+      this.#options.logger.warn(`session ${sessionId}: expiry not extended`, error);
+    });
+  }
+}
