@@ -50,7 +50,12 @@ function install(tarball) {
   const modules = join(work, 'node_modules');
   mkdirSync(join(modules, 'agentforge'), { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'agentforge'), '--strip-components=1']);
-  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+  // The optional peers too, as a user of agentforge/redis installs ioredis beside it.
+  const linked = [
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ];
+  for (const dependency of linked) {
     mkdirSync(dirname(join(modules, dependency)), { recursive: true });
     symlinkSync(join(root, 'node_modules', dependency), join(modules, dependency), 'dir');
   }
