@@ -116,11 +116,13 @@ export class SessionStream {
   }
 
   /** A fresh GET for the standalone stream: delivers what was queued while nobody listened, then streams. */
-  open(exchange: HttpExchange, replayed: readonly string[] = []): void {
-    const delivered = this.#deliveredSeq;
-    this.#attach(exchange, true);
-    // Events of this session's stream on another instance, resumed here (already framed, their own ids).
-    for (const text of replayed) this.#sink?.write(text);
+  open(exchange: HttpExchange, replayed?: readonly string[]): void {
+    // Resuming the session's stream of another instance (`replayed`: its events, framed with their own ids):
+    // that stream is what the client follows, and what this copy queued meanwhile was the same broadcast
+    // notifications, so the local backlog is not sent again.
+    // The replayed events go before the priming event, so the client's next Last-Event-ID names this stream.
+    const delivered = replayed ? this.#seq : this.#deliveredSeq;
+    this.#attach(exchange, true, replayed);
     for (const event of this.#events) if (event.seq > delivered) this.#sink?.write(event.text);
     this.#deliveredSeq = this.#seq;
   }
@@ -152,9 +154,10 @@ export class SessionStream {
     this.#attach(exchange, true);
   }
 
-  #attach(exchange: HttpExchange, prime: boolean): void {
+  #attach(exchange: HttpExchange, prime: boolean, replayed: readonly string[] = []): void {
     const sink = exchange.openSse(this.#settings.headers);
     this.#sink = sink;
+    for (const text of replayed) sink.write(text);
     sink.onclose = () => {
       if (this.#sink === sink) this.#detach(false);
     };
