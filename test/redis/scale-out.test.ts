@@ -45,7 +45,8 @@ if (!REDIS_SERVER) console.warn(`skipping test/redis/scale-out.test.ts: ${NO_RED
 describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind haproxy)', () => {
   beforeAll(async () => {
     redis = await startRedis();
-    [a, b, c] = await Promise.all(['A', 'B', 'C'].map((name) => startInstance(name, redis.port)));
+    const started = await Promise.all(['A', 'B', 'C'].map((name) => startInstance(name, redis.port)));
+    [a, b, c] = started as [Instance, Instance, Instance];
     balanced = await startBalancer([a, b, c]);
     inspect = new Redis({ port: redis.port, host: '127.0.0.1' });
   }, 60_000);

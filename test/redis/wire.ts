@@ -5,7 +5,6 @@ export const MODERN = '2026-07-28';
 export const LEGACY = '2025-11-25';
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
-// biome-ignore lint/suspicious/noExplicitAny: test messages are read by shape
 export type Message = Record<string, any>;
 
 let nextId = 1;
