@@ -35,8 +35,13 @@ export interface OwnedClient {
 export function redisClient(connection: RedisConnection | undefined): OwnedClient {
   if (connection instanceof Redis || connection instanceof Cluster)
     return { client: connection, owned: false };
-  if (typeof connection === 'string') return { client: new Redis(connection, FAIL_FAST), owned: true };
-  return { client: new Redis({ ...FAIL_FAST, ...connection }), owned: true };
+  const client =
+    typeof connection === 'string'
+      ? new Redis(connection, FAIL_FAST)
+      : new Redis({ ...FAIL_FAST, ...connection });
+  // Connection errors reach the callers as rejected commands; the event itself would only be printed.
+  client.on('error', () => {});
+  return { client, owned: true };
 }
 
 export function keyPrefix(options: RedisBackendOptions): string {

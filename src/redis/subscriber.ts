@@ -20,7 +20,12 @@ export class RedisSubscriber {
     this.#logger = logger;
     // Pub/sub needs a connection of its own, made like the source (standalone, Sentinel or Cluster); it keeps
     // an offline queue so a subscription asked for while Redis is down is made when it comes back.
-    const options: RedisOptions = { enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: 0 };
+    // No command timeout: a SUBSCRIBE waits for Redis to come back (ioredis times out even at 0).
+    const options: RedisOptions = {
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      commandTimeout: undefined,
+    };
     this.#connection =
       source instanceof Cluster
         ? source.duplicate(undefined, { redisOptions: options })
