@@ -5,6 +5,7 @@
  * a clear error instead of hanging, and requests that do not need it are untouched.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -50,11 +51,19 @@ export function keyPrefix(options: RedisBackendOptions): string {
 
 /** Ends a client this module made; a client the user gave stays theirs to close. */
 export async function release(owned: OwnedClient): Promise<void> {
-  if (!owned.owned) return;
+  if (owned.owned) await closeClient(owned.client);
+}
+
+/** QUIT while connected (pending replies arrive first); while Redis is away, just drop the connection. */
+export async function closeClient(client: RedisClient): Promise<void> {
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
   try {
-    await owned.client.quit();
+    await client.quit();
   } catch {
-    owned.client.disconnect();
+    client.disconnect();
   }
 }
 
@@ -68,5 +77,32 @@ export function parseStored(text: string | null | undefined, maxBytes = MAX_CHAN
     return JSON.parse(text);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Redis could not serve a command a request needed: the request fails with -32603 and this message (the
+ * client's own message stays in `cause`, out of the wire), and the process goes on serving everything else.
+ */
+export class SharedStateUnavailableError extends RpcError {
+  constructor(cause: unknown) {
+    super(ErrorCode.InternalError, 'Shared state unavailable: Redis cannot be reached, retry later');
+    this.name = 'SharedStateUnavailableError';
+    this.cause = cause;
+  }
+}
+
+/** A refusal of the backend itself (a duplicate, a lost race), not a failure of Redis. */
+export class SharedStateError extends Error {
+  override name = 'SharedStateError';
+}
+
+/** Runs a Redis operation; a failure of Redis itself becomes SharedStateUnavailableError. */
+export async function shared<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    if (error instanceof RpcError || error instanceof SharedStateError) throw error;
+    throw new SharedStateUnavailableError(error);
   }
 }

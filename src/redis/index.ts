@@ -14,10 +14,12 @@
  * A Cluster or a Sentinel-managed Redis is the client the user builds (`new Cluster(...)`,
  * `new Redis({ sentinels, name })`); the backends take it as it is.
  */
-export type {
-  RedisBackendOptions,
-  RedisClient,
-  RedisConnection,
+export {
+  type RedisBackendOptions,
+  type RedisClient,
+  type RedisConnection,
+  SharedStateError,
+  SharedStateUnavailableError,
 } from './connection.js';
 export { RedisEventBus, type RedisEventBusOptions } from './event-bus.js';
 export { RedisOneTimeStateStore } from './one-time-state.js';

@@ -4,7 +4,14 @@
  * so Redis holds at most the states still alive.
  */
 import type { OneTimeStateStore } from '../server/one-time-state.js';
-import { type OwnedClient, type RedisBackendOptions, keyPrefix, redisClient, release } from './connection.js';
+import {
+  type OwnedClient,
+  type RedisBackendOptions,
+  keyPrefix,
+  redisClient,
+  release,
+  shared,
+} from './connection.js';
 
 export class RedisOneTimeStateStore implements OneTimeStateStore {
   readonly #redis: OwnedClient;
@@ -17,7 +24,7 @@ export class RedisOneTimeStateStore implements OneTimeStateStore {
 
   async claim(id: string, expiresAt: number): Promise<boolean> {
     const ttl = Math.max(1, Math.ceil(expiresAt - Date.now()));
-    const answer = await this.#redis.client.set(`${this.#prefix}${id}`, '1', 'PX', ttl, 'NX');
+    const answer = await shared(this.#redis.client.set(`${this.#prefix}${id}`, '1', 'PX', ttl, 'NX'));
     return answer === 'OK';
   }
 

@@ -5,7 +5,7 @@
  */
 import { Cluster, type RedisOptions } from 'ioredis';
 import type { Logger } from '../util/logger.js';
-import type { RedisClient } from './connection.js';
+import { type RedisClient, closeClient } from './connection.js';
 
 export type ChannelHandler = (message: string) => void;
 
@@ -79,10 +79,6 @@ export class RedisSubscriber {
 
   async close(): Promise<void> {
     this.#channels.clear();
-    try {
-      await this.#connection.quit();
-    } catch {
-      this.#connection.disconnect();
-    }
+    await closeClient(this.#connection);
   }
 }

@@ -20,13 +20,15 @@ import {
   parseStored,
   redisClient,
   release,
+  SharedStateError,
+  shared,
 } from './connection.js';
 import { RedisSubscriber } from './subscriber.js';
 
 export interface RedisTaskStoreOptions extends RedisBackendOptions {
   /** How long an instance's lease lasts without renewal (default 10 s); renewed every third of it. */
   leaseMs?: number;
-  /** Compare-and-set attempts for one update under contention before it gives up (default 16). */
+  /** Compare-and-set attempts for one update under contention before it gives up (default 64). */
   maxAttempts?: number;
   logger?: Logger;
 }
@@ -85,7 +87,7 @@ export class RedisTaskStore implements TaskStore {
     this.#prefix = keyPrefix(options);
     this.#logger = options.logger ?? silentLogger;
     this.#leaseMs = Math.max(100, options.leaseMs ?? 10_000);
-    this.#maxAttempts = Math.max(1, options.maxAttempts ?? 16);
+    this.#maxAttempts = Math.max(1, options.maxAttempts ?? 64);
     this.#subscriber = new RedisSubscriber(this.#redis.client, this.#logger);
     this.#redis.client.defineCommand('agentforgeTaskSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
     this.#redis.client.defineCommand('agentforgeTaskCreate', { numberOfKeys: 1, lua: CREATE });
@@ -94,7 +96,19 @@ export class RedisTaskStore implements TaskStore {
     this.#renewal.unref?.();
   }
 
-  async create(record: TaskRecord): Promise<void> {
+  create(record: TaskRecord): Promise<void> {
+    return shared(this.#create(record));
+  }
+
+  get(taskId: string): Promise<TaskRecord | undefined> {
+    return shared(this.#get(taskId));
+  }
+
+  update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
+    return shared(this.#update(taskId, change));
+  }
+
+  async #create(record: TaskRecord): Promise<void> {
     await this.#subscriber.ready(this.#channel(record.taskId));
     const created = await this.#scripts.agentforgeTaskCreate(
       this.#key(record.taskId),
@@ -102,24 +116,26 @@ export class RedisTaskStore implements TaskStore {
       this.#instance,
       expiryOf(record),
     );
-    if (created !== 1) throw new Error(`task ${record.taskId} already exists`);
+    if (created !== 1) throw new SharedStateError(`task ${record.taskId} already exists`);
   }
 
-  async get(taskId: string): Promise<TaskRecord | undefined> {
+  async #get(taskId: string): Promise<TaskRecord | undefined> {
     const stored = await this.#read(taskId);
     if (!stored) return undefined;
     return (await this.#failIfOrphaned(taskId, stored)) ?? stored.record;
   }
 
-  async update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
+  async #update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     for (let attempt = 0; attempt < this.#maxAttempts; attempt++) {
       const stored = await this.#read(taskId);
       if (!stored) return undefined;
       const next = change(stored.record);
       if (next === stored.record) return stored.record;
       if (await this.#compareAndSet(taskId, stored.version, next)) return next;
+      // Another writer won the round: back off a random few milliseconds so the losers spread out.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1))));
     }
-    throw new Error(`task ${taskId}: too many concurrent updates`);
+    throw new SharedStateError(`task ${taskId}: too many concurrent updates`);
   }
 
   subscribe(taskId: string, listener: TaskListener): () => void {
@@ -174,7 +190,7 @@ export class RedisTaskStore implements TaskStore {
     if ((await this.#redis.client.exists(this.#leaseKey(owner))) === 1) return undefined;
     const message = 'the server instance running this task stopped';
     this.#logger.warn(`task ${taskId}: ${message}`);
-    return this.update(taskId, (current) =>
+    return this.#update(taskId, (current) =>
       isTerminal(current.status)
         ? current
         : {
