@@ -1,6 +1,7 @@
 // What the bench measures: each row reads one metric from one cell's results (or derives it from other
 // rows' medians). kind 'throughput' = higher is better, ratio to raw is a fraction of the lower bound;
 // kind 'cost' = lower is better, ratio to raw is a multiple. Targets are agentforge's, from issue 6.
+import { SCALE_OUT_ROWS } from './scale-out-rows.mjs';
 const pick = (key) => (r) => r[key];
 // Requests held in flight for the memory-per-request rows. At 1,000 the RSS delta is mostly one step of V8's
 // young generation growing (visible in v8.getHeapSpaceStatistics()), whoever allocates; 10,000 spreads that
@@ -293,4 +294,6 @@ export const ROWS = [
     unit: 'us',
     kind: 'cost',
   },
+  // 7. Scale-out (agentforge/redis)
+  ...SCALE_OUT_ROWS,
 ];
