@@ -92,6 +92,8 @@ export interface RedisProcess {
   /** Stops and starts it again on the same port (and data dir). */
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** Starts it again after `stop`. */
+  start(): Promise<void>;
 }
 
 /** A redis-server on a free port; `persistent` keeps an append-only file in a temp dir across restarts. */
@@ -115,6 +117,9 @@ export async function startRedis(options: { persistent?: boolean } = {}): Promis
       redis.child = await start();
     },
     stop: () => kill(redis.child),
+    async start() {
+      redis.child = await start();
+    },
   };
   return redis;
 }

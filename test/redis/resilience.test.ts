@@ -16,7 +16,7 @@ import {
   startRedis,
   stopAll,
 } from './harness.js';
-import { type SseStream, listen, modernCall, textOf } from './wire.js';
+import { LegacySession, type SseStream, listen, modernCall, textOf } from './wire.js';
 
 let redis: RedisProcess;
 let a: Instance;
@@ -51,7 +51,7 @@ describe.skipIf(!REDIS_SERVER)('shared state under stress', () => {
 
   afterAll(() => stopAll());
 
-  it('Redis restarted mid-run: listen streams re-subscribe, tasks survive, stateless calls never fail', async () => {
+  it('Redis down and back mid-run: clear errors meanwhile, listen streams re-subscribe, tasks survive, stateless calls never fail', async () => {
     const stream = await listen(b.url, 'sub-restart', { resourceSubscriptions: ['file:///r'] });
     await stream.waitFor(1);
     const capabilities = withTasksCapability({ elicitation: { form: {} } });
@@ -74,7 +74,26 @@ describe.skipIf(!REDIS_SERVER)('shared state under stress', () => {
     })();
 
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await redis.restart();
+    const minted = await modernCall(a.url, 'tools/call', { name: 'greet', arguments: {} });
+    await redis.stop();
+    // While Redis is away, what needs it fails clearly: a session this instance must look up, a one-time state.
+    const stranded = new LegacySession(c.url);
+    stranded.sessionId = 'a-session-held-elsewhere';
+    const lookup = await stranded.request('tools/call', { name: 'whoami' });
+    expect(lookup.status).toBe(503);
+    expect(String(lookup.message)).toContain('session store cannot be reached');
+    const inputResponses = { user_name: { action: 'accept', content: { name: 'Ada' } } };
+    const claim = await modernCall(b.url, 'tools/call', {
+      name: 'greet',
+      arguments: {},
+      inputResponses,
+      requestState: minted.result.requestState,
+    });
+    expect(claim.error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('Shared state unavailable'),
+    });
+    await redis.start();
     // Once the instances are back on Redis, a notify on A reaches B's stream again, on the same subscription.
     await until(async () => {
       await modernCall(a.url, 'tools/call', { name: 'notify', arguments: { uri: 'file:///r' } });
