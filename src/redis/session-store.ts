@@ -49,8 +49,8 @@ export class RedisSessionStore implements SessionStore {
       .exec();
   }
 
-  async touch(sessionId: string, ttlMs: number): Promise<void> {
-    await this.#redis.client.pexpire(this.#prefix + sessionId, Math.max(1, Math.ceil(ttlMs)));
+  async touch(sessionId: string, ttlMs: number): Promise<boolean> {
+    return (await this.#redis.client.pexpire(this.#prefix + sessionId, Math.max(1, Math.ceil(ttlMs)))) === 1;
   }
 
   async delete(sessionId: string): Promise<void> {

@@ -28,6 +28,11 @@ import { RedisSubscriber } from './subscriber.js';
 export interface RedisTaskStoreOptions extends RedisBackendOptions {
   /** How long an instance's lease lasts without renewal (default 10 s); renewed every third of it. */
   leaseMs?: number;
+  /**
+   * How long Redis keeps a task created with no TTL (`ttlMs: null`) after its last change (default 24 h):
+   * Redis memory stays bounded whatever the clients ask for.
+   */
+  retentionMs?: number;
   /** Compare-and-set attempts for one update under contention before it gives up (default 64). */
   maxAttempts?: number;
   logger?: Logger;
@@ -68,8 +73,8 @@ function readRecord(text: string | null | undefined): TaskRecord | undefined {
   return value as TaskRecord;
 }
 
-function expiryOf(record: TaskRecord): string {
-  return record.ttlMs === null ? '' : String(record.createdAt + record.ttlMs);
+function expiryOf(record: TaskRecord, retentionMs: number): string {
+  return String(record.ttlMs === null ? record.lastUpdatedAt + retentionMs : record.createdAt + record.ttlMs);
 }
 
 export class RedisTaskStore implements TaskStore {
@@ -79,6 +84,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #instance = randomUUID();
   readonly #leaseMs: number;
   readonly #maxAttempts: number;
+  readonly #retentionMs: number;
   readonly #logger: Logger;
   readonly #renewal: ReturnType<typeof setInterval>;
 
@@ -88,6 +94,7 @@ export class RedisTaskStore implements TaskStore {
     this.#logger = options.logger ?? silentLogger;
     this.#leaseMs = Math.max(100, options.leaseMs ?? 10_000);
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 64);
+    this.#retentionMs = Math.max(1000, options.retentionMs ?? 24 * 3_600_000);
     this.#subscriber = new RedisSubscriber(this.#redis.client, this.#logger);
     this.#redis.client.defineCommand('agentforgeTaskSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
     this.#redis.client.defineCommand('agentforgeTaskCreate', { numberOfKeys: 1, lua: CREATE });
@@ -114,7 +121,7 @@ export class RedisTaskStore implements TaskStore {
       this.#key(record.taskId),
       JSON.stringify(record),
       this.#instance,
-      expiryOf(record),
+      expiryOf(record, this.#retentionMs),
     );
     if (created !== 1) throw new SharedStateError(`task ${record.taskId} already exists`);
   }
@@ -171,7 +178,7 @@ export class RedisTaskStore implements TaskStore {
       version,
       JSON.stringify(next),
       String(Number(version) + 1),
-      expiryOf(next),
+      expiryOf(next, this.#retentionMs),
       this.#channel(taskId),
     );
     return written === 1;

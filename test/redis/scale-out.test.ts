@@ -182,7 +182,7 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     expect(failed.error).toMatchObject({ message: 'the server instance running this task stopped' });
   });
 
-  it('a 2025-11-25 session initialized through the balancer continues through every instance', async () => {
+  it('a 2025-11-25 session initialized through the balancer continues through every instance, until deleted', async () => {
     const session = new LegacySession(balanced);
     const init = await session.initialize();
     expect(init.result).toMatchObject({ protocolVersion: '2025-11-25' });
@@ -202,6 +202,13 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     });
     expect(ended.status).toBe(200);
     expect(await inspect.exists(`agentforge:session:${session.sessionId}`)).toBe(0);
+    // The other instances' copies learn it on their next check of the store (at most a second apart).
+    await until(async () => {
+      const statuses = [];
+      for (let i = 0; i < 3; i++)
+        statuses.push((await session.request('tools/call', { name: 'whoami' })).status);
+      return statuses.every((status) => status === 404) ? true : undefined;
+    });
   });
 
   it('a dropped GET stream resumes with Last-Event-ID on another instance without losing events', async () => {

@@ -21,8 +21,11 @@ export interface SessionStore {
   get(sessionId: string): Promise<SessionRecord | undefined>;
   /** Records a session; it expires after `ttlMs` without a `touch`. */
   set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void>;
-  /** Pushes the expiry `ttlMs` into the future (the session is in use). */
-  touch(sessionId: string, ttlMs: number): Promise<void>;
+  /**
+   * Pushes the expiry `ttlMs` into the future (the session is in use); false when the session is gone
+   * (deleted through another instance, or expired), so this instance drops its copy.
+   */
+  touch(sessionId: string, ttlMs: number): Promise<boolean>;
   delete(sessionId: string): Promise<void>;
 }
 
@@ -90,9 +93,11 @@ export class InMemorySessionStore implements SessionStore {
     this.#sessions.set(sessionId, { value: record, expiresAt: Date.now() + ttlMs });
   }
 
-  async touch(sessionId: string, ttlMs: number): Promise<void> {
+  async touch(sessionId: string, ttlMs: number): Promise<boolean> {
+    if (!(await this.get(sessionId))) return false;
     const entry = this.#sessions.get(sessionId);
     if (entry) entry.expiresAt = Date.now() + ttlMs;
+    return true;
   }
 
   async delete(sessionId: string): Promise<void> {

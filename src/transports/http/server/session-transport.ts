@@ -190,7 +190,8 @@ export class StreamableSessionTransport implements Transport {
     this.lastActivity = Date.now();
     if (isResponse(message)) {
       const id = message.id;
-      if (id === RESTORE_ID) return;
+      // The answer to the replayed initialize (unless the client itself chose that id for a request of its own).
+      if (id === RESTORE_ID && !this.#byRequest.has(id)) return;
       const stream = id === undefined || id === null ? undefined : this.#byRequest.get(id);
       if (!stream || id === undefined || id === null) {
         this.#options.logger.debug(`dropped a response for unknown request ${String(id)}`);

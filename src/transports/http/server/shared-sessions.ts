@@ -22,6 +22,8 @@ export const STORE_UNAVAILABLE = Symbol('session store unavailable');
 
 type Found = SharedSessionEntry | undefined | typeof STORE_UNAVAILABLE;
 
+const TOUCH_INTERVAL_MS = 1000;
+
 export class SharedSessions {
   readonly #store: SessionStore;
   readonly #options: ResolvedOptions;
@@ -29,7 +31,10 @@ export class SharedSessions {
   readonly #server: HttpMcpServer;
   /** Restorations under way: concurrent requests for one session restore it once. */
   readonly #restoring = new Map<string, Promise<Found>>();
-  /** When each local session's expiry was last pushed back (at most every quarter of the idle timeout). */
+  /**
+   * When each local session was last checked against the store and its expiry pushed back: at most once a
+   * second (and a quarter of the idle timeout), so a DELETE through another instance ends this copy soon after.
+   */
   readonly #touched = new Map<string, number>();
 
   constructor(
@@ -123,10 +128,16 @@ export class SharedSessions {
   #touch(sessionId: string): void {
     const now = Date.now();
     const idle = this.#options.sessionIdleTimeoutMs;
-    if (now - (this.#touched.get(sessionId) ?? 0) < idle / 4) return;
+    if (now - (this.#touched.get(sessionId) ?? 0) < Math.min(idle / 4, TOUCH_INTERVAL_MS)) return;
     this.#touched.set(sessionId, now);
-    this.#store.touch(sessionId, idle).catch((error: unknown) => {
-      this.#options.logger.warn(`session ${sessionId}: expiry not extended`, error);
-    });
+    this.#store.touch(sessionId, idle).then(
+      (live) => {
+        if (live) return;
+        // Deleted through another instance (or expired there): this copy ends too, later requests get 404.
+        this.#options.logger.debug(`session ${sessionId} is gone from the session store`);
+        void this.#sessions.terminate(sessionId).catch(() => {});
+      },
+      (error: unknown) => this.#options.logger.warn(`session ${sessionId}: expiry not extended`, error),
+    );
   }
 }
