@@ -61,6 +61,15 @@ describe('shared state with the in-memory backends', () => {
     // Without k1 in its ring, a state sealed with it is a forgery.
     const refused = await modernCall(unrelated.url, 'tools/call', retry(await minted(before.url)));
     expect(refused.error).toMatchObject({ message: 'Invalid requestState' });
+    // States minted before the rotation open only until they expire.
+    const brief = await instance('D', { requestState: { keys: { current: K1 }, ttlMs: 150 } });
+    const rotated = await instance('E', { requestState: { keys: { current: K2, previous: [K1] } } });
+    const fresh = await minted(brief.url);
+    expect(textOf(await modernCall(rotated.url, 'tools/call', retry(fresh)))).toBe('Hello, Ada, from E');
+    const expiring = await minted(brief.url);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const expired = await modernCall(rotated.url, 'tools/call', retry(expiring));
+    expect(expired.error).toMatchObject({ message: 'Invalid requestState' });
     expect(
       () =>
         new McpServer(
