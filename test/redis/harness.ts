@@ -137,7 +137,17 @@ export async function startInstance(
   extra: string[] = [],
 ): Promise<Instance> {
   const port = await freePort();
-  const args = [FIXTURE, '--name', name, '--redis-port', String(redisPort), '--port', String(port), ...extra];
+  const args = [
+    '--expose-gc',
+    FIXTURE,
+    '--name',
+    name,
+    '--redis-port',
+    String(redisPort),
+    '--port',
+    String(port),
+    ...extra,
+  ];
   const { child, match } = await startProcess(process.execPath, args, /listening (\S+)/);
   return { name, url: match[1] as string, port, child };
 }
