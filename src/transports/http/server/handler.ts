@@ -173,7 +173,8 @@ export class McpHttpHandler {
 
   /** JSON-RPC batches: only inside a 2025-03-26 session, the one revision that had them. */
   async #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined) {
-    const found = sessionId === undefined ? undefined : await this.#findSession(sessionId, exchange);
+    const lookup = sessionId === undefined ? undefined : this.#findSession(sessionId, exchange);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     if (found === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
     const entry = found;
     if (!entry || !allowsBatches(entry.transport.protocolVersion ?? '')) {
@@ -204,7 +205,9 @@ export class McpHttpHandler {
 
   /** A POST inside a handshake-era session (2025-03-26..2025-11-25 basic/transports: Session Management). */
   async #sessionPost(exchange: HttpExchange, sessionId: string, messages: readonly object[], batch: boolean) {
-    const entry = await this.#findSession(sessionId, exchange);
+    // Awaited only when the lookup went to the store: a session held here is served in the same tick.
+    const lookup = this.#findSession(sessionId, exchange);
+    const entry = lookup instanceof Promise ? await lookup : lookup;
     if (entry === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!handshakeVersionHeader(exchange)) {
@@ -290,7 +293,8 @@ export class McpHttpHandler {
     // 2026-07-28: no GET stream; handshake-era clients name their session.
     if (sessionId === undefined)
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    const entry = await this.#findSession(sessionId, exchange);
+    const lookup = this.#findSession(sessionId, exchange);
+    const entry = lookup instanceof Promise ? await lookup : lookup;
     if (entry === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!parseAccept(exchange.header('accept')).sse)
@@ -302,7 +306,8 @@ export class McpHttpHandler {
         `Bad Request: unsupported MCP-Protocol-Version ${exchange.header(Header.ProtocolVersion)}`,
       );
     }
-    const refusal = await entry.transport.openGet(exchange);
+    const opened = entry.transport.openGet(exchange);
+    const refusal = opened instanceof Promise ? await opened : opened;
     if (refusal !== undefined)
       reject(exchange, refusal, 'Conflict: the session already has an open GET stream');
   }
