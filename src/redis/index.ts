@@ -23,5 +23,5 @@ export {
 } from './connection.js';
 export { RedisEventBus, type RedisEventBusOptions } from './event-bus.js';
 export { RedisOneTimeStateStore } from './one-time-state.js';
-export { RedisEventStore, RedisSessionStore } from './session-store.js';
+export { RedisEventStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';

@@ -12,6 +12,7 @@ import type {
   StoredSessionEvent,
 } from '../transports/http/server/session-store.js';
 import { readSessionRecord } from '../transports/http/server/session-store.js';
+import { type Logger, silentLogger } from '../util/logger.js';
 import {
   type OwnedClient,
   type RedisBackendOptions,
@@ -20,19 +21,36 @@ import {
   redisClient,
   release,
 } from './connection.js';
+import { RedisSubscriber } from './subscriber.js';
 
 /** Largest stored SSE message read back (a larger one was not written by agentforge). */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 /** Events read back per resumption, at most (a stream keeps at most its MAXLEN anyway). */
 const MAX_REPLAY = 10_000;
 
+export interface RedisSessionStoreOptions extends RedisBackendOptions {
+  logger?: Logger;
+}
+
+/**
+ * Sessions as hashes with expiry. A change (`set`) is published on the session's channel, so every instance
+ * holding the session replays it (`watch`: one subscriber connection, opened on first use).
+ */
 export class RedisSessionStore implements SessionStore {
   readonly #redis: OwnedClient;
   readonly #prefix: string;
+  readonly #logger: Logger;
+  #subscriber: RedisSubscriber | undefined;
 
-  constructor(options: RedisBackendOptions = {}) {
+  constructor(options: RedisSessionStoreOptions = {}) {
     this.#redis = redisClient(options.redis);
     this.#prefix = `${keyPrefix(options)}session:`;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  watch(sessionId: string, listener: () => void): () => void {
+    this.#subscriber ??= new RedisSubscriber(this.#redis.client, this.#logger);
+    return this.#subscriber.on(this.#channel(sessionId), () => listener());
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
@@ -46,6 +64,7 @@ export class RedisSessionStore implements SessionStore {
       .multi()
       .hset(key, 'record', JSON.stringify(record))
       .pexpire(key, Math.max(1, Math.ceil(ttlMs)))
+      .publish(this.#channel(sessionId), '1')
       .exec();
   }
 
@@ -58,7 +77,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    await this.#subscriber?.close();
     await release(this.#redis);
+  }
+
+  #channel(sessionId: string): string {
+    return `${this.#prefix}${sessionId}:changes`;
   }
 }
 

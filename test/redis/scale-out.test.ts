@@ -211,6 +211,33 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     });
   });
 
+  it('resources/subscribe through B is honoured on the GET stream the session holds on C', async () => {
+    const session = new LegacySession(a.url);
+    await session.initialize();
+    const stream = await session.openGet(c.url);
+    expect(stream.response.status).toBe(200);
+    const subscribed = await session.request('resources/subscribe', { uri: 'file:///sub' }, b.url);
+    expect(subscribed.status).toBe(200);
+    await until(async () => {
+      await modernCall(a.url, 'tools/call', { name: 'notify', arguments: { uri: 'file:///sub' } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return stream.events.length > 0 ? true : undefined;
+    });
+    await session.request('resources/unsubscribe', { uri: 'file:///sub' }, a.url);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const heard = stream.events.length;
+    await modernCall(b.url, 'tools/call', { name: 'notify', arguments: { uri: 'file:///sub' } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stream.close();
+    expect(stream.events[0]?.message).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'file:///sub' },
+    });
+    // Unsubscribed through A: C's copy follows, nothing more arrives.
+    expect(stream.events.length).toBe(heard);
+  });
+
   it('a dropped GET stream resumes with Last-Event-ID on another instance without losing events', async () => {
     const session = new LegacySession(a.url);
     await session.initialize();

@@ -242,6 +242,7 @@ export class McpHttpHandler {
       }
       ids.push(request.id);
     }
+    this.#context.shared?.observe(sessionId, messages);
     if (ids.length === 0) {
       // 2025-11-25 basic/transports: notifications and responses only -> 202 Accepted, no body.
       transport.acceptOthers(exchange, messages);

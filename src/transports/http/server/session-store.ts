@@ -14,13 +14,25 @@ export interface SessionRecord {
   readonly clientInfo?: JSONObject;
   /** Who opened it (2025-11-25 basic/security_best_practices, Session Hijacking): others find no session. */
   readonly principal?: string;
+  /** resources/subscribe made in the session, wherever it landed (server/resources: Subscriptions). */
+  readonly resourceSubscriptions?: readonly string[];
+  /** The threshold of the session's last logging/setLevel. */
+  readonly logLevel?: string;
 }
+
+/** Subscriptions a session record carries at most (the server's own per-session cap). */
+export const MAX_RECORD_SUBSCRIPTIONS = 1000;
 
 export interface SessionStore {
   /** The session, or undefined when unknown, deleted or expired. */
   get(sessionId: string): Promise<SessionRecord | undefined>;
-  /** Records a session; it expires after `ttlMs` without a `touch`. */
+  /**
+   * Records a session (or its changed record); it expires after `ttlMs` without a `touch`. Every `watch`er of
+   * the session, on any instance, is told.
+   */
   set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  /** Calls `listener` after each `set` of the session, from any instance. Returns the unwatch. */
+  watch(sessionId: string, listener: () => void): () => void;
   /**
    * Pushes the expiry `ttlMs` into the future (the session is in use); false when the session is gone
    * (deleted through another instance, or expired), so this instance drops its copy.
@@ -65,6 +77,14 @@ export function readSessionRecord(value: unknown): SessionRecord | undefined {
   };
   if (object(raw.clientInfo)) record.clientInfo = raw.clientInfo;
   if (typeof raw.principal === 'string') record.principal = raw.principal;
+  const uris = raw.resourceSubscriptions;
+  if (
+    Array.isArray(uris) &&
+    uris.length <= MAX_RECORD_SUBSCRIPTIONS &&
+    uris.every((uri) => typeof uri === 'string')
+  )
+    record.resourceSubscriptions = uris as string[];
+  if (typeof raw.logLevel === 'string') record.logLevel = raw.logLevel;
   return record;
 }
 
@@ -79,6 +99,7 @@ interface Expiring<T> {
  */
 export class InMemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, Expiring<SessionRecord>>();
+  readonly #watchers = new Map<string, Set<() => void>>();
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
     const entry = this.#sessions.get(sessionId);
@@ -91,6 +112,21 @@ export class InMemorySessionStore implements SessionStore {
   async set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void> {
     this.#sweep();
     this.#sessions.set(sessionId, { value: record, expiresAt: Date.now() + ttlMs });
+    for (const listener of [...(this.#watchers.get(sessionId) ?? [])]) listener();
+  }
+
+  watch(sessionId: string, listener: () => void): () => void {
+    let listeners = this.#watchers.get(sessionId);
+    if (!listeners) {
+      listeners = new Set();
+      this.#watchers.set(sessionId, listeners);
+    }
+    listeners.add(listener);
+    const set = listeners;
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#watchers.get(sessionId) === set) this.#watchers.delete(sessionId);
+    };
   }
 
   async touch(sessionId: string, ttlMs: number): Promise<boolean> {

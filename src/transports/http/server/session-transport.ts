@@ -9,8 +9,8 @@ import type { SessionRecord } from './session-store.js';
 import { SessionStream, type StreamSettings, parseEventId } from './session-stream.js';
 import { sseMessage } from './wire.js';
 
-/** The id of the initialize a restored session replays to itself; its answer goes nowhere. */
-const RESTORE_ID = 'agentforge/restore';
+/** Ids of the requests a shared session replays to itself (`replay`); their answers go nowhere. */
+const REPLAY_ID = 'agentforge/replay-';
 /** Finished streams kept for replay to a client that lost the connection before the end. */
 const MAX_FINISHED_STREAMS = 32;
 
@@ -43,6 +43,9 @@ export class StreamableSessionTransport implements Transport {
   #initializeId: RequestId | undefined;
   readonly #standaloneKey: string;
   readonly #persist: StreamSettings['persist'];
+  readonly #replaying = new Set<RequestId>();
+  #replays = 0;
+  #extraForReplay: MessageExtra | undefined;
 
   constructor(sessionId: string, options: ResolvedOptions) {
     this.sessionId = sessionId;
@@ -69,13 +72,26 @@ export class StreamableSessionTransport implements Transport {
   restore(record: SessionRecord, exchange: HttpExchange): void {
     this.protocolVersion = record.protocolVersion;
     const extra = exchange.extra(this.sessionId);
+    this.#extraForReplay = extra;
     const params: Record<string, unknown> = {
       protocolVersion: record.protocolVersion,
       capabilities: record.clientCapabilities,
     };
     if (record.clientInfo) params.clientInfo = record.clientInfo;
-    this.onmessage?.({ jsonrpc: '2.0', id: RESTORE_ID, method: 'initialize', params }, extra);
+    this.replay('initialize', params);
     this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/initialized' }, extra);
+    for (const uri of record.resourceSubscriptions ?? []) this.replay('resources/subscribe', { uri });
+    if (record.logLevel !== undefined) this.replay('logging/setLevel', { level: record.logLevel });
+  }
+
+  /**
+   * Delivers to the session a request the client made through another instance (resources/subscribe,
+   * logging/setLevel), so this copy keeps the same state; the answer was the other instance's to send.
+   */
+  replay(method: string, params: Record<string, unknown>): void {
+    const id = `${REPLAY_ID}${++this.#replays}`;
+    this.#replaying.add(id);
+    this.onmessage?.({ jsonrpc: '2.0', id, method, params }, this.#extraForReplay);
   }
 
   /** Created on first use, after initialize has fixed the protocol version (which decides priming). */
@@ -124,6 +140,7 @@ export class StreamableSessionTransport implements Transport {
     this.#byKey.set(key, stream);
     for (const id of ids) this.#byRequest.set(id, stream);
     const extra = this.#extra(exchange, stream);
+    this.#extraForReplay ??= exchange.extra(this.sessionId);
     // Delivered after the caller has had the chance to attach hooks to the stream.
     queueMicrotask(() => {
       for (const message of messages) this.onmessage?.(message, extra);
@@ -190,8 +207,8 @@ export class StreamableSessionTransport implements Transport {
     this.lastActivity = Date.now();
     if (isResponse(message)) {
       const id = message.id;
-      // The answer to the replayed initialize (unless the client itself chose that id for a request of its own).
-      if (id === RESTORE_ID && !this.#byRequest.has(id)) return;
+      // The answer to a replayed request (unless the client itself chose that id for a request of its own).
+      if (id !== undefined && id !== null && !this.#byRequest.has(id) && this.#replaying.delete(id)) return;
       const stream = id === undefined || id === null ? undefined : this.#byRequest.get(id);
       if (!stream || id === undefined || id === null) {
         this.#options.logger.debug(`dropped a response for unknown request ${String(id)}`);

@@ -3,10 +3,11 @@
  * restored on an instance that does not hold them when a request names them, touched while in use, forgotten
  * on DELETE. A store that cannot be reached makes those requests fail with 503; nothing else depends on it.
  */
+import { Method } from '../../../mcp/methods.js';
 import type { JSONObject } from '../../../mcp/types.js';
 import type { HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
-import type { SessionRecord, SessionStore } from './session-store.js';
+import { MAX_RECORD_SUBSCRIPTIONS, type SessionRecord, type SessionStore } from './session-store.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import type { SessionRegistry } from './sessions.js';
 import type { HttpMcpServer, ServerSessionHandle } from './types.js';
@@ -29,6 +30,9 @@ export class SharedSessions {
   readonly #options: ResolvedOptions;
   readonly #sessions: SessionRegistry;
   readonly #server: HttpMcpServer;
+  /** The record of each session held here, as this instance last wrote or read it. */
+  readonly #records = new Map<string, SessionRecord>();
+  readonly #unwatch = new Map<string, () => void>();
   /** Restorations under way: concurrent requests for one session restore it once. */
   readonly #restoring = new Map<string, Promise<Found>>();
   /**
@@ -63,9 +67,22 @@ export class SharedSessions {
       record.clientInfo = info as JSONObject;
     if (principal !== undefined) record.principal = principal;
     this.#touched.set(sessionId, Date.now());
-    return this.#store.set(sessionId, record, this.#options.sessionIdleTimeoutMs).catch((error: unknown) => {
-      this.#options.logger.warn(`session ${sessionId}: not recorded in the session store`, error);
-    });
+    this.#hold(sessionId, record);
+    return this.#write(sessionId, record);
+  }
+
+  /**
+   * What a session POST changes in the session's state (resources/subscribe and unsubscribe,
+   * logging/setLevel): written to the store, so every instance holding the session applies it too.
+   */
+  observe(sessionId: string, messages: readonly object[]): void {
+    const current = this.#records.get(sessionId);
+    if (!current) return;
+    let next = current;
+    for (const message of messages) next = changed(next, message);
+    if (next === current) return;
+    this.#records.set(sessionId, next);
+    void this.#write(sessionId, next);
   }
 
   /** The session held here, or restored from the store; STORE_UNAVAILABLE when the store failed. */
@@ -89,6 +106,9 @@ export class SharedSessions {
   /** The local copy ended (idle, closed): the store keeps the session for the other instances. */
   forget(sessionId: string): void {
     this.#touched.delete(sessionId);
+    this.#records.delete(sessionId);
+    this.#unwatch.get(sessionId)?.();
+    this.#unwatch.delete(sessionId);
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -115,6 +135,7 @@ export class SharedSessions {
       throw error;
     }
     transport.restore(record, exchange);
+    this.#hold(sessionId, record);
     const entry: SharedSessionEntry = { transport, handle, principal: record.principal };
     transport.onended = () => {
       this.#sessions.delete(sessionId);
@@ -123,6 +144,38 @@ export class SharedSessions {
     this.#sessions.add(sessionId, entry);
     this.#touched.set(sessionId, Date.now());
     return entry;
+  }
+
+  #write(sessionId: string, record: SessionRecord): Promise<void> {
+    return this.#store.set(sessionId, record, this.#options.sessionIdleTimeoutMs).catch((error: unknown) => {
+      this.#options.logger.warn(`session ${sessionId}: not recorded in the session store`, error);
+    });
+  }
+
+  /** Keeps the record of a session held here and follows its changes made through other instances. */
+  #hold(sessionId: string, record: SessionRecord): void {
+    this.#records.set(sessionId, record);
+    if (this.#unwatch.has(sessionId)) return;
+    this.#unwatch.set(
+      sessionId,
+      this.#store.watch(sessionId, () => void this.#follow(sessionId)),
+    );
+  }
+
+  /** Another instance changed the session: this copy replays the difference to itself. */
+  async #follow(sessionId: string): Promise<void> {
+    const known = this.#records.get(sessionId);
+    if (!known) return;
+    const next = await this.#store.get(sessionId).catch(() => undefined);
+    const entry = this.#sessions.get(sessionId, StreamableSessionTransport, known.principal);
+    if (!next || !entry || next.principal !== known.principal) return;
+    const had = new Set(known.resourceSubscriptions ?? []);
+    const has = new Set(next.resourceSubscriptions ?? []);
+    for (const uri of has) if (!had.has(uri)) entry.transport.replay(Method.ResourcesSubscribe, { uri });
+    for (const uri of had) if (!has.has(uri)) entry.transport.replay(Method.ResourcesUnsubscribe, { uri });
+    if (next.logLevel !== undefined && next.logLevel !== known.logLevel)
+      entry.transport.replay(Method.LoggingSetLevel, { level: next.logLevel });
+    this.#records.set(sessionId, next);
   }
 
   #touch(sessionId: string): void {
@@ -140,4 +193,24 @@ export class SharedSessions {
       (error: unknown) => this.#options.logger.warn(`session ${sessionId}: expiry not extended`, error),
     );
   }
+}
+
+/** The record after one client message: a subscription added or removed, a logging level set. */
+function changed(record: SessionRecord, message: object): SessionRecord {
+  if (!('id' in message) || !('method' in message)) return record;
+  const { method, params } = message as { method: unknown; params?: Record<string, unknown> };
+  const subscriptions = record.resourceSubscriptions ?? [];
+  if (method === Method.LoggingSetLevel) {
+    const level = params?.level;
+    return typeof level === 'string' && level !== record.logLevel ? { ...record, logLevel: level } : record;
+  }
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri.length > 8192) return record;
+  if (method === Method.ResourcesSubscribe) {
+    if (subscriptions.includes(uri) || subscriptions.length >= MAX_RECORD_SUBSCRIPTIONS) return record;
+    return { ...record, resourceSubscriptions: [...subscriptions, uri] };
+  }
+  if (method === Method.ResourcesUnsubscribe && subscriptions.includes(uri))
+    return { ...record, resourceSubscriptions: subscriptions.filter((known) => known !== uri) };
+  return record;
 }
