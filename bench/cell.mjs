@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { childPids, cpuTicks, memKB, serverCommand, startHttpServer, TICK_US } from './lib/proc.mjs';
 import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
 import { gatewayCall, gatewayList, toolSearchBytes } from './lib/gateway.mjs';
+import { scaleOutScenarios } from './lib/scale-out.mjs';
 import { ECHO_TEXT, ORDER_ARGS } from './lib/tools.mjs';
 
 const spec = JSON.parse(process.argv[2]);
@@ -348,6 +349,6 @@ const scenarios = {
   },
 };
 
-const result = await scenarios[spec.scenario]();
+const result = await (scenarios[spec.scenario] ?? ((s) => scaleOutScenarios[s.scenario](s)))(spec);
 process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 process.exit(0);

@@ -50,7 +50,8 @@ function install(tarball) {
   const modules = join(work, 'node_modules');
   mkdirSync(join(modules, 'agentforge'), { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'agentforge'), '--strip-components=1']);
-  // Optional peers too (@opentelemetry/api for agentforge/otel): a user of that entry installs them.
+  // Optional peers too (@opentelemetry/api for agentforge/otel, ioredis for agentforge/redis): a user of
+  // those entries installs them.
   const linked = [
     ...Object.keys(manifest.dependencies ?? {}),
     ...Object.keys(manifest.peerDependencies ?? {}),

@@ -2,6 +2,7 @@
 // rows' medians). kind 'throughput' = higher is better, ratio to raw is a fraction of the lower bound;
 // kind 'cost' = lower is better, ratio to raw is a multiple. Targets are agentforge's, as ratios to raw in the
 // same run (or absolute, where marked).
+import { SCALE_OUT_ROWS } from './scale-out-rows.mjs';
 const pick = (key) => (r) => r[key];
 // Requests held in flight for the memory-per-request rows. At 1,000 the RSS delta is mostly one step of V8's
 // young generation growing (visible in v8.getHeapSpaceStatistics()), whoever allocates; 10,000 spreads that
@@ -446,4 +447,6 @@ export const ROWS = [
     kind: 'cost',
     target: { op: '<=', value: 1.15 },
   },
+  // 7. Scale-out (agentforge/redis)
+  ...SCALE_OUT_ROWS,
 ];

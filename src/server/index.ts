@@ -29,7 +29,23 @@ export type { ServerSession } from './session.js';
 export type { ListFilter, ListKind } from './core.js';
 
 export type { IncomingRequest, RequestHook } from './request-hook.js';
-export type { RequestStateOptions } from './request-state.js';
+export type {
+  RequestStateKey,
+  RequestStateKeyRing,
+  RequestStateOptions,
+} from './request-state.js';
+export {
+  type EventBus,
+  InMemoryEventBus,
+  type ServerEvent,
+  type ServerEventListener,
+  readServerEvent,
+} from './event-bus.js';
+export {
+  InMemoryOneTimeStateStore,
+  type InMemoryOneTimeStateStoreOptions,
+  type OneTimeStateStore,
+} from './one-time-state.js';
 export type {
   AuthInfo,
   CacheHints,

@@ -6,6 +6,7 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import { StdioServerTransport, type StdioServerTransportOptions } from '../transports/stdio/server.js';
 import { type Cache, type RevisionCodec, buildCodecs } from './codec.js';
 import type { FetchHandler, HttpServerOptions, NodeHandler } from '../transports/http/server/index.js';
+import { type EventBus, InMemoryEventBus, type ServerEvent } from './event-bus.js';
 import { lazyFetchHandler, lazyNodeHandler } from './lazy-http.js';
 import { InstalledExtensions, type ServerExtension, extensionRoutes } from './extension.js';
 import { type ListenOptions, type Listening, listenOn } from './listen.js';
@@ -69,6 +70,11 @@ export interface McpServerOptions {
    * a SERVER span of each); see `RequestHook`.
    */
   aroundRequest?: RequestHook;
+  /**
+   * Where list_changed and resources/updated go, so every instance's listen streams and sessions see them
+   * (default: this process only). `RedisEventBus` from agentforge/redis shares them between instances.
+   */
+  eventBus?: EventBus;
   /** Extra capabilities to advertise (experimental, extensions). */
   capabilities?: ServerCapabilities;
   /**
@@ -105,6 +111,7 @@ export class McpServer {
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
   readonly #extensions = new InstalledExtensions();
+  readonly #bus: EventBus;
   #pendingChanges = new Set<ListChange>();
 
   constructor(info: McpServerInfo, options: McpServerOptions = {}) {
@@ -142,6 +149,8 @@ export class McpServer {
       },
       capabilities,
     };
+    this.#bus = options.eventBus ?? new InMemoryEventBus();
+    this.#bus.subscribe((event) => this.#deliver(event));
     this.#routes = new RouteTable(CORE_ROUTES, capabilities);
     this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core, this.#routes));
     attachSeam(this, this.#seam);
@@ -230,8 +239,7 @@ export class McpServer {
 
   /** Tells subscribers (legacy resources/subscribe, 2026-07-28 listen streams) that a resource changed. */
   notifyResourceUpdated(uri: string): void {
-    for (const session of this.#sessions) session.resourceUpdated(uri);
-    this.#listens.resourceUpdated(uri);
+    this.#bus.publish({ type: 'resourceUpdated', uri });
   }
 
   /**
@@ -318,11 +326,19 @@ export class McpServer {
     queueMicrotask(() => {
       const changes = this.#pendingChanges;
       this.#pendingChanges = new Set();
-      for (const kind of changes) {
-        for (const session of this.#sessions) session.listChanged(kind);
-        this.#listens.listChanged(kind);
-      }
+      for (const change of changes) this.#bus.publish({ type: 'listChanged', change });
     });
+  }
+
+  /** An event from the bus, raised here or on another instance: to this instance's sessions and listeners. */
+  #deliver(event: ServerEvent): void {
+    if (event.type === 'listChanged') {
+      for (const session of this.#sessions) session.listChanged(event.change);
+      this.#listens.listChanged(event.change);
+      return;
+    }
+    for (const session of this.#sessions) session.resourceUpdated(event.uri);
+    this.#listens.resourceUpdated(event.uri);
   }
 }
 

@@ -22,7 +22,7 @@ import type { RevisionCodec } from './codec.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { type RequestStateBinding, principalOf } from './request-state.js';
+import { type RequestStateBinding, type RequestStatePayload, principalOf } from './request-state.js';
 import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 import { isRecord } from '../util/record.js';
@@ -96,7 +96,7 @@ function readInputs(
   method: string,
   params: JSONObject | undefined,
   extra: MessageExtra | undefined,
-): { available: Record<string, unknown>; round: number } {
+): { available: Record<string, unknown>; round: number; oneTime?: RequestStatePayload } {
   const responses = params?.inputResponses;
   if (responses !== undefined && !isRecord(responses))
     throw invalidParams('inputResponses must be an object');
@@ -109,7 +109,10 @@ function readInputs(
   const opened = core.sealer.open(state, bindingOf(method, params, extra));
   // Tampered, expired, foreign or replayed on another request: one answer for all, and the handler never runs.
   if (!opened) throw invalidParams('Invalid requestState');
-  return { available: { ...responses, ...opened.responses }, round: opened.round };
+  const available = { ...responses, ...opened.responses };
+  return core.sealer.oneTime
+    ? { available, round: opened.round, oneTime: opened }
+    : { available, round: opened.round };
 }
 
 /** A handler's failure: undefined (ask for the missing input) for InputRequiredSignal, else rethrown. */
@@ -180,7 +183,31 @@ export class StatelessDispatcher {
     codec: RevisionCodec,
     context: StatelessRequestContext,
   ): MaybePromise<JSONObject> {
-    const { available, round } = readInputs(this.#core, request.method, request.params, context.extra);
+    const { available, round, oneTime } = readInputs(
+      this.#core,
+      request.method,
+      request.params,
+      context.extra,
+    );
+    if (oneTime) {
+      // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
+      return this.#core.sealer.claim(oneTime).then((fresh) => {
+        if (!fresh) throw invalidParams('Invalid requestState');
+        return this.#runInput(route, request, meta, codec, context, available, round);
+      });
+    }
+    return this.#runInput(route, request, meta, codec, context, available, round);
+  }
+
+  #runInput(
+    route: EraRoute<StatelessRouteScope>,
+    request: JSONRPCRequest,
+    meta: RequestMeta,
+    codec: RevisionCodec,
+    context: StatelessRequestContext,
+    available: Record<string, unknown>,
+    round: number,
+  ): MaybePromise<JSONObject> {
     const input = new MrtrInputBackend(available, meta.clientCapabilities);
     const scope = new StatelessScope(this.#core, codec, request, meta, context, input, round);
     // A handler asking for input it lacks throws InputRequiredSignal: that is the input_required answer.

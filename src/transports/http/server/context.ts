@@ -4,6 +4,7 @@ import type { HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import { parseBody } from './parse.js';
 import type { SessionRegistry } from './sessions.js';
+import type { SharedSessions } from './shared-sessions.js';
 import type { HttpMcpServer } from './types.js';
 import type { ParamHeaderLookup } from './validate.js';
 import { errorResponse, isJsonContentType } from './wire.js';
@@ -12,6 +13,8 @@ export interface HandlerContext {
   readonly server: HttpMcpServer;
   readonly options: ResolvedOptions;
   readonly sessions: SessionRegistry;
+  /** Present when sessions are shared between instances (options.sessionStore). */
+  readonly shared: SharedSessions | undefined;
   readonly paramHeaders: ParamHeaderLookup;
   readonly toolScopes: ((name: string) => readonly string[] | undefined) | undefined;
 }

@@ -11,6 +11,7 @@ import { type HttpServerOptions, type ResolvedOptions, resolveOptions } from './
 import { rejectForeignRequest } from './security.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import { SessionRegistry, mintSessionId } from './sessions.js';
+import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.js';
 import { serveStatelessRequest } from './stateless.js';
 import type { HttpMcpServer } from './types.js';
 import { paramHeaderLookup } from './validate.js';
@@ -34,10 +35,13 @@ export class McpHttpHandler {
 
   constructor(server: HttpMcpServer, options?: HttpServerOptions) {
     const resolved = resolveOptions(options);
+    const sessions = new SessionRegistry(resolved);
+    const store = resolved.sessionStore;
     this.#context = {
       server,
       options: resolved,
-      sessions: new SessionRegistry(resolved),
+      sessions,
+      shared: store && new SharedSessions(store, resolved, sessions, server),
       paramHeaders: paramHeaderLookup(server.toolInputSchema?.bind(server)),
       toolScopes: server.toolRequiredScopes?.bind(server),
     };
@@ -168,8 +172,11 @@ export class McpHttpHandler {
   }
 
   /** JSON-RPC batches: only inside a 2025-03-26 session, the one revision that had them. */
-  #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined) {
-    const entry = sessionId === undefined ? undefined : this.#sessionEntry(sessionId, exchange);
+  async #batch(exchange: HttpExchange, values: unknown[], sessionId: string | undefined) {
+    const lookup = sessionId === undefined ? undefined : this.#findSession(sessionId, exchange);
+    const found = lookup instanceof Promise ? await lookup : lookup;
+    if (found === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
+    const entry = found;
     if (!entry || !allowsBatches(entry.transport.protocolVersion ?? '')) {
       if (sessionId !== undefined && !entry)
         return reject(exchange, 404, 'Not Found: unknown or terminated session');
@@ -189,13 +196,19 @@ export class McpHttpHandler {
     return this.#sessionPost(exchange, sessionId as string, messages, true);
   }
 
-  #sessionEntry(sessionId: string, exchange: HttpExchange) {
-    return this.#context.sessions.get(sessionId, StreamableSessionTransport, exchange.principal);
+  /** The session held here, or (sessions shared) one restored from the store. Sync when nothing is shared. */
+  #findSession(sessionId: string, exchange: HttpExchange) {
+    const { shared, sessions } = this.#context;
+    if (shared) return shared.find(sessionId, exchange);
+    return sessions.get(sessionId, StreamableSessionTransport, exchange.principal);
   }
 
   /** A POST inside a handshake-era session (2025-03-26..2025-11-25 basic/transports: Session Management). */
-  #sessionPost(exchange: HttpExchange, sessionId: string, messages: readonly object[], batch: boolean) {
-    const entry = this.#sessionEntry(sessionId, exchange);
+  async #sessionPost(exchange: HttpExchange, sessionId: string, messages: readonly object[], batch: boolean) {
+    // Awaited only when the lookup went to the store: a session held here is served in the same tick.
+    const lookup = this.#findSession(sessionId, exchange);
+    const entry = lookup instanceof Promise ? await lookup : lookup;
+    if (entry === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!handshakeVersionHeader(exchange)) {
       return reject(
@@ -229,6 +242,7 @@ export class McpHttpHandler {
       }
       ids.push(request.id);
     }
+    this.#context.shared?.observe(sessionId, messages);
     if (ids.length === 0) {
       // 2025-11-25 basic/transports: notifications and responses only -> 202 Accepted, no body.
       transport.acceptOthers(exchange, messages);
@@ -264,17 +278,25 @@ export class McpHttpHandler {
         queueMicrotask(() => void handle.close().finally(() => transport.close()));
         return;
       }
-      transport.onended = () => sessions.delete(sessionId);
+      transport.onended = () => {
+        sessions.delete(sessionId);
+        this.#context.shared?.forget(sessionId);
+      };
       sessions.add(sessionId, entry);
+      const version = response?.result.protocolVersion;
+      if (typeof version === 'string')
+        void this.#context.shared?.record(sessionId, request.params, version, exchange.principal);
     };
   }
 
-  #get(exchange: HttpExchange) {
+  async #get(exchange: HttpExchange) {
     const sessionId = exchange.header(Header.SessionId);
     // 2026-07-28: no GET stream; handshake-era clients name their session.
     if (sessionId === undefined)
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    const entry = this.#sessionEntry(sessionId, exchange);
+    const lookup = this.#findSession(sessionId, exchange);
+    const entry = lookup instanceof Promise ? await lookup : lookup;
+    if (entry === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!parseAccept(exchange.header('accept')).sse)
       return reject(exchange, 406, 'Not Acceptable: accept text/event-stream');
@@ -285,7 +307,8 @@ export class McpHttpHandler {
         `Bad Request: unsupported MCP-Protocol-Version ${exchange.header(Header.ProtocolVersion)}`,
       );
     }
-    const refusal = entry.transport.openGet(exchange);
+    const opened = entry.transport.openGet(exchange);
+    const refusal = opened instanceof Promise ? await opened : opened;
     if (refusal !== undefined)
       reject(exchange, refusal, 'Conflict: the session already has an open GET stream');
   }
@@ -294,9 +317,22 @@ export class McpHttpHandler {
     const sessionId = exchange.header(Header.SessionId);
     if (sessionId === undefined)
       return reject(exchange, 405, 'Method Not Allowed', undefined, undefined, { allow: 'POST' });
-    if (!this.#sessionEntry(sessionId, exchange))
-      return reject(exchange, 404, 'Not Found: unknown or terminated session');
+    const entry = await this.#findSession(sessionId, exchange);
+    if (entry === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
+    if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
+    try {
+      await this.#context.shared?.delete(sessionId);
+      await this.#context.options.eventStore?.deleteSession(sessionId);
+    } catch {
+      return rejectUnavailable(exchange);
+    }
     await this.#context.sessions.terminate(sessionId);
     exchange.respond(200, undefined);
   }
+}
+
+function rejectUnavailable(exchange: HttpExchange): void {
+  reject(exchange, 503, 'Service Unavailable: the session store cannot be reached', undefined, undefined, {
+    'retry-after': '1',
+  });
 }

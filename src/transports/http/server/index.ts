@@ -3,3 +3,12 @@ export { type FetchHandler, type FetchHandlerContext, createFetchHandler } from 
 export { type NodeHandler, createNodeHandler } from './node.js';
 export { DEFAULT_MAX_BODY_BYTES, type HttpServerOptions, LOCALHOST_NAMES } from './options.js';
 export type { HttpMcpServer, ServerSessionHandle } from './types.js';
+export {
+  type EventStore,
+  InMemoryEventStore,
+  InMemorySessionStore,
+  type SessionRecord,
+  type SessionStore,
+  type StoredSessionEvent,
+  readSessionRecord,
+} from './session-store.js';

@@ -1,5 +1,6 @@
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import type { HttpAuthGuard } from './auth.js';
+import type { EventStore, SessionStore } from './session-store.js';
 
 export interface HttpServerOptions {
   /**
@@ -45,6 +46,17 @@ export interface HttpServerOptions {
    * (OAuth 2.1 bearer tokens, RFC 9728 metadata). Default: none, the endpoint is open.
    */
   auth?: HttpAuthGuard;
+  /**
+   * Where handshake-era sessions are recorded, so that a session initialized through one instance continues
+   * through any other (default: none, a session lives on the instance that opened it). `RedisSessionStore` from
+   * agentforge/redis shares them.
+   */
+  sessionStore?: SessionStore;
+  /**
+   * Where every SSE event of those sessions is appended, so a `Last-Event-ID` resumption works on any instance
+   * (default: none, each stream replays from its own instance's memory). `RedisEventStore` shares them.
+   */
+  eventStore?: EventStore;
   logger?: Logger;
 }
 
@@ -62,6 +74,13 @@ export interface ResolvedOptions {
   readonly ssePath: string | undefined;
   readonly messagesPath: string | undefined;
   readonly auth: HttpAuthGuard | undefined;
+  readonly sessionStore: SessionStore | undefined;
+  readonly eventStore: EventStore | undefined;
+  /**
+   * Names this instance's streams: '' alone, a random tag when streams are shared, so event ids minted by
+   * different instances never collide and name the stream (and instance) they belong to.
+   */
+  readonly streamTag: string;
   readonly logger: Logger;
 }
 
@@ -133,6 +152,9 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
     ssePath: legacy === false ? undefined : (legacy?.ssePath ?? '/sse'),
     messagesPath: legacy === false ? undefined : (legacy?.messagesPath ?? '/messages'),
     auth: options.auth,
+    sessionStore: options.sessionStore,
+    eventStore: options.eventStore,
+    streamTag: options.sessionStore || options.eventStore ? globalThis.crypto.randomUUID().slice(0, 8) : '',
     logger: options.logger ?? silentLogger,
   };
 }

@@ -11,6 +11,8 @@ export interface StreamSettings {
   readonly priming: boolean;
   /** Headers added to the response that opens the stream (Mcp-Session-Id). */
   readonly headers: Record<string, string>;
+  /** Records each event beyond this process (an EventStore), for resumption on another instance. */
+  readonly persist?: ((key: string, seq: number, json: string) => void) | undefined;
 }
 
 interface StoredEvent {
@@ -114,9 +116,13 @@ export class SessionStream {
   }
 
   /** A fresh GET for the standalone stream: delivers what was queued while nobody listened, then streams. */
-  open(exchange: HttpExchange): void {
-    const delivered = this.#deliveredSeq;
-    this.#attach(exchange, true);
+  open(exchange: HttpExchange, replayed?: readonly string[]): void {
+    // Resuming the session's stream of another instance (`replayed`: its events, framed with their own ids):
+    // that stream is what the client follows, and what this copy queued meanwhile was the same broadcast
+    // notifications, so the local backlog is not sent again.
+    // The replayed events go before the priming event, so the client's next Last-Event-ID names this stream.
+    const delivered = replayed ? this.#seq : this.#deliveredSeq;
+    this.#attach(exchange, true, replayed);
     for (const event of this.#events) if (event.seq > delivered) this.#sink?.write(event.text);
     this.#deliveredSeq = this.#seq;
   }
@@ -148,9 +154,10 @@ export class SessionStream {
     this.#attach(exchange, true);
   }
 
-  #attach(exchange: HttpExchange, prime: boolean): void {
+  #attach(exchange: HttpExchange, prime: boolean, replayed: readonly string[] = []): void {
     const sink = exchange.openSse(this.#settings.headers);
     this.#sink = sink;
+    for (const text of replayed) sink.write(text);
     sink.onclose = () => {
       if (this.#sink === sink) this.#detach(false);
     };
@@ -182,6 +189,7 @@ export class SessionStream {
     this.#seq++;
     const text = sseMessage(json, `${this.key}_${this.#seq}`);
     this.#events.push({ seq: this.#seq, text });
+    this.#settings.persist?.(this.key, this.#seq, json);
     if (this.#events.length > this.#settings.maxEvents) this.#events.shift();
     if (this.#sink && !this.#sink.closed) {
       this.#sink.write(text);

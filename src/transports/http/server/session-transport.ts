@@ -5,9 +5,12 @@ import type { MessageExtra, SendOptions, Transport } from '../../../jsonrpc/tran
 import { Header } from '../../../mcp/meta.js';
 import type { HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
+import type { SessionRecord } from './session-store.js';
 import { SessionStream, type StreamSettings, parseEventId } from './session-stream.js';
+import { sseMessage } from './wire.js';
 
-const STANDALONE_KEY = 'g';
+/** Ids of the requests a shared session replays to itself (`replay`); their answers go nowhere. */
+const REPLAY_ID = 'agentforge/replay-';
 /** Finished streams kept for replay to a client that lost the connection before the end. */
 const MAX_FINISHED_STREAMS = 32;
 
@@ -38,17 +41,65 @@ export class StreamableSessionTransport implements Transport {
   #nextStream = 0;
   #closed = false;
   #initializeId: RequestId | undefined;
+  readonly #standaloneKey: string;
+  readonly #persist: StreamSettings['persist'];
+  readonly #replaying = new Set<RequestId>();
+  #replays = 0;
+  #extraForReplay: MessageExtra | undefined;
 
   constructor(sessionId: string, options: ResolvedOptions) {
     this.sessionId = sessionId;
     this.#options = options;
+    this.#standaloneKey = `g${options.streamTag}`;
+    const store = options.eventStore;
+    const limits = { maxEvents: options.maxEventsPerStream, ttlMs: options.sessionIdleTimeoutMs };
+    // A failed append is logged, not fatal: the client still gets the event live, only a resumption elsewhere
+    // would miss it.
+    this.#persist =
+      store &&
+      ((key, seq, message) => {
+        store
+          .append(sessionId, key, { seq, message }, limits)
+          .catch((error: unknown) => options.logger.warn(`session ${sessionId}: event not stored`, error));
+      });
+  }
+
+  /**
+   * Continues here a session initialized on another instance: the session replays its own initialize with
+   * what was negotiated there (the same revision, the client's capabilities and info), so it serves the
+   * client's next request as the first instance would. The answer to that initialize is dropped.
+   */
+  restore(record: SessionRecord, exchange: HttpExchange): void {
+    this.protocolVersion = record.protocolVersion;
+    const extra = exchange.extra(this.sessionId);
+    this.#extraForReplay = extra;
+    const params: Record<string, unknown> = {
+      protocolVersion: record.protocolVersion,
+      capabilities: record.clientCapabilities,
+    };
+    if (record.clientInfo) params.clientInfo = record.clientInfo;
+    this.replay('initialize', params);
+    this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/initialized' }, extra);
+    for (const uri of record.resourceSubscriptions ?? []) this.replay('resources/subscribe', { uri });
+    if (record.logLevel !== undefined) this.replay('logging/setLevel', { level: record.logLevel });
+  }
+
+  /**
+   * Delivers to the session a request the client made through another instance (resources/subscribe,
+   * logging/setLevel), so this copy keeps the same state; the answer was the other instance's to send.
+   */
+  replay(method: string, params: Record<string, unknown>): void {
+    const id = `${REPLAY_ID}${++this.#replays}`;
+    this.#replaying.add(id);
+    this.onmessage?.({ jsonrpc: '2.0', id, method, params }, this.#extraForReplay);
   }
 
   /** Created on first use, after initialize has fixed the protocol version (which decides priming). */
   get #standalone(): SessionStream {
     if (!this.#standaloneStream) {
-      this.#standaloneStream = new SessionStream(STANDALONE_KEY, this.#settings(), undefined, [], false);
-      this.#byKey.set(STANDALONE_KEY, this.#standaloneStream);
+      const key = this.#standaloneKey;
+      this.#standaloneStream = new SessionStream(key, this.#settings(), undefined, [], false);
+      this.#byKey.set(key, this.#standaloneStream);
     }
     return this.#standaloneStream;
   }
@@ -84,11 +135,12 @@ export class StreamableSessionTransport implements Transport {
     batch: boolean,
   ): SessionStream {
     this.lastActivity = Date.now();
-    const key = `s${++this.#nextStream}`;
+    const key = `s${this.#options.streamTag}${++this.#nextStream}`;
     const stream = new SessionStream(key, this.#settings(), exchange, ids, batch);
     this.#byKey.set(key, stream);
     for (const id of ids) this.#byRequest.set(id, stream);
     const extra = this.#extra(exchange, stream);
+    this.#extraForReplay ??= exchange.extra(this.sessionId);
     // Delivered after the caller has had the chance to attach hooks to the stream.
     queueMicrotask(() => {
       for (const message of messages) this.onmessage?.(message, extra);
@@ -104,11 +156,12 @@ export class StreamableSessionTransport implements Transport {
   }
 
   /** GET: resume a stream named by Last-Event-ID, or open the standalone stream. Returns an HTTP status on refusal. */
-  openGet(exchange: HttpExchange): number | undefined {
+  openGet(exchange: HttpExchange): number | undefined | Promise<number | undefined> {
     this.lastActivity = Date.now();
     const lastEventId = exchange.header(Header.LastEventId);
     const parsed = lastEventId === undefined ? undefined : parseEventId(lastEventId);
     const stream = parsed === undefined ? undefined : this.#byKey.get(parsed.key);
+    if (parsed && !stream && this.#options.eventStore) return this.#resumeElsewhere(exchange, parsed);
     if (parsed && stream) {
       if (stream === this.#standalone && stream.connected) return 409;
       stream.resume(exchange, parsed.seq);
@@ -121,11 +174,41 @@ export class StreamableSessionTransport implements Transport {
     return undefined;
   }
 
+  /**
+   * Last-Event-ID names a stream of another instance: its stored events after that id are replayed. The
+   * session's GET stream then goes on live from here; a POST's stream is closed after the replay with a
+   * `retry` (SEP-1699 polling), the client coming back for what its instance appends meanwhile.
+   */
+  async #resumeElsewhere(
+    exchange: HttpExchange,
+    at: { key: string; seq: number },
+  ): Promise<number | undefined> {
+    const store = this.#options.eventStore;
+    if (!store) return undefined;
+    const standalone = at.key.startsWith('g');
+    if (standalone && this.#standalone.connected) return 409;
+    const events = await store.replay(this.sessionId, at.key, at.seq);
+    if (exchange.responded || this.#closed) return undefined;
+    const texts = events.map((event) => sseMessage(event.message, `${at.key}_${event.seq}`));
+    if (standalone) {
+      if (this.#standalone.connected) return 409;
+      this.#standalone.open(exchange, texts);
+      return undefined;
+    }
+    const sink = exchange.openSse({ [Header.SessionId]: this.sessionId });
+    for (const text of texts) sink.write(text);
+    sink.write(`retry: ${this.#options.retryMs}\n\n`);
+    sink.end();
+    return undefined;
+  }
+
   async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.#closed) throw new LocalError('connection_closed', 'session is closed');
     this.lastActivity = Date.now();
     if (isResponse(message)) {
       const id = message.id;
+      // The answer to a replayed request (unless the client itself chose that id for a request of its own).
+      if (id !== undefined && id !== null && !this.#byRequest.has(id) && this.#replaying.delete(id)) return;
       const stream = id === undefined || id === null ? undefined : this.#byRequest.get(id);
       if (!stream || id === undefined || id === null) {
         this.#options.logger.debug(`dropped a response for unknown request ${String(id)}`);
@@ -164,6 +247,7 @@ export class StreamableSessionTransport implements Transport {
       keepAliveMs: this.#options.keepAliveMs,
       priming: version !== undefined && version >= '2025-11-25',
       headers: { [Header.SessionId]: this.sessionId },
+      persist: this.#persist,
     };
   }
 

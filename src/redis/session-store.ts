@@ -1,0 +1,157 @@
+/**
+ * Handshake-era sessions and their SSE events in Redis. A session is a hash `<prefix>session:<id>` holding its
+ * record, expiring after the idle timeout (PEXPIRE, pushed back while in use). Each SSE stream of a session is
+ * a Redis Stream `<prefix>session:<id>:stream:<key>` whose entry ids are the event sequence numbers, trimmed with
+ * `XADD ... MAXLEN ~ N` and expiring with the session, so `Last-Event-ID` resumes on any instance with one XRANGE
+ * and Redis holds no more than the live sessions' recent events.
+ */
+import type {
+  EventStore,
+  SessionRecord,
+  SessionStore,
+  StoredSessionEvent,
+} from '../transports/http/server/session-store.js';
+import { readSessionRecord } from '../transports/http/server/session-store.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import {
+  type OwnedClient,
+  type RedisBackendOptions,
+  keyPrefix,
+  parseStored,
+  redisClient,
+  release,
+} from './connection.js';
+import { RedisSubscriber } from './subscriber.js';
+
+/** Largest stored SSE message read back (a larger one was not written by agentforge). */
+const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/** Events read back per resumption, at most (a stream keeps at most its MAXLEN anyway). */
+const MAX_REPLAY = 10_000;
+
+export interface RedisSessionStoreOptions extends RedisBackendOptions {
+  logger?: Logger;
+}
+
+/**
+ * Sessions as hashes with expiry. A change (`set`) is published on the session's channel, so every instance
+ * holding the session replays it (`watch`: one subscriber connection, opened on first use).
+ */
+export class RedisSessionStore implements SessionStore {
+  readonly #redis: OwnedClient;
+  readonly #prefix: string;
+  readonly #logger: Logger;
+  #subscriber: RedisSubscriber | undefined;
+
+  constructor(options: RedisSessionStoreOptions = {}) {
+    this.#redis = redisClient(options.redis);
+    this.#prefix = `${keyPrefix(options)}session:`;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  watch(sessionId: string, listener: () => void): () => void {
+    this.#subscriber ??= new RedisSubscriber(this.#redis.client, this.#logger);
+    return this.#subscriber.on(this.#channel(sessionId), () => listener());
+  }
+
+  async get(sessionId: string): Promise<SessionRecord | undefined> {
+    const text = await this.#redis.client.hget(this.#prefix + sessionId, 'record');
+    return readSessionRecord(parseStored(text));
+  }
+
+  async set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void> {
+    const key = this.#prefix + sessionId;
+    await this.#redis.client
+      .multi()
+      .hset(key, 'record', JSON.stringify(record))
+      .pexpire(key, Math.max(1, Math.ceil(ttlMs)))
+      .publish(this.#channel(sessionId), '1')
+      .exec();
+  }
+
+  async touch(sessionId: string, ttlMs: number): Promise<boolean> {
+    return (await this.#redis.client.pexpire(this.#prefix + sessionId, Math.max(1, Math.ceil(ttlMs)))) === 1;
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.#redis.client.del(this.#prefix + sessionId);
+  }
+
+  async close(): Promise<void> {
+    await this.#subscriber?.close();
+    await release(this.#redis);
+  }
+
+  #channel(sessionId: string): string {
+    return `${this.#prefix}${sessionId}:changes`;
+  }
+}
+
+export class RedisEventStore implements EventStore {
+  readonly #redis: OwnedClient;
+  readonly #prefix: string;
+
+  constructor(options: RedisBackendOptions = {}) {
+    this.#redis = redisClient(options.redis);
+    this.#prefix = `${keyPrefix(options)}session:`;
+  }
+
+  async append(
+    sessionId: string,
+    streamKey: string,
+    event: StoredSessionEvent,
+    limits: { maxEvents: number; ttlMs: number },
+  ): Promise<void> {
+    const stream = this.#streamKey(sessionId, streamKey);
+    const index = this.#indexKey(sessionId);
+    const ttl = Math.max(1, Math.ceil(limits.ttlMs));
+    // One round trip: the event, the trim, the stream's expiry, and the session's list of streams (for DELETE).
+    const [failure] =
+      (await this.#redis.client
+        .multi()
+        .xadd(stream, 'MAXLEN', '~', limits.maxEvents, `${event.seq}-1`, 'm', event.message)
+        .pexpire(stream, ttl)
+        .sadd(index, streamKey)
+        .pexpire(index, ttl)
+        .exec()) ?? [];
+    if (failure?.[0]) throw failure[0];
+  }
+
+  async replay(sessionId: string, streamKey: string, afterSeq: number): Promise<StoredSessionEvent[]> {
+    const entries = await this.#redis.client.xrange(
+      this.#streamKey(sessionId, streamKey),
+      `(${Math.max(0, Math.floor(afterSeq))}-1`,
+      '+',
+      'COUNT',
+      MAX_REPLAY,
+    );
+    const events: StoredSessionEvent[] = [];
+    for (const [id, fields] of entries) {
+      const seq = Number(id.slice(0, id.indexOf('-')));
+      const message = fields[0] === 'm' ? fields[1] : undefined;
+      if (!Number.isSafeInteger(seq) || typeof message !== 'string' || message.length > MAX_EVENT_BYTES)
+        continue;
+      events.push({ seq, message });
+    }
+    return events;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const index = this.#indexKey(sessionId);
+    const keys = await this.#redis.client.smembers(index);
+    const names = keys.slice(0, MAX_REPLAY).map((key) => this.#streamKey(sessionId, key));
+    // One key per DEL: in a Cluster the streams of a session may sit in different slots.
+    await Promise.all([index, ...names].map((key) => this.#redis.client.del(key)));
+  }
+
+  async close(): Promise<void> {
+    await release(this.#redis);
+  }
+
+  #streamKey(sessionId: string, streamKey: string): string {
+    return `${this.#prefix}${sessionId}:stream:${streamKey}`;
+  }
+
+  #indexKey(sessionId: string): string {
+    return `${this.#prefix}${sessionId}:streams`;
+  }
+}
