@@ -10,6 +10,13 @@ import type { Era } from '../mcp/revisions.js';
 import type { ServerState } from './era.js';
 import type { SubscriptionWire } from './subscriptions.js';
 
+/** W3C Trace Context fields of a request (`_meta.traceparent`, `tracestate`, `baggage`). */
+interface TraceFields {
+  traceparent?: string | undefined;
+  tracestate?: string | undefined;
+  baggage?: string | undefined;
+}
+
 /** What one round trip needs on the wire: the connection's options plus the caller's trace. */
 export interface WireRequestOptions extends RequestOptions {
   traceparent?: string;
@@ -26,6 +33,14 @@ export function writeTrace(meta: Record<string, unknown>, options: WireRequestOp
   meta[MetaKey.TraceParent] = options.traceparent;
   if (options.tracestate) meta[MetaKey.TraceState] = options.tracestate;
   if (options.baggage) meta[MetaKey.Baggage] = options.baggage;
+}
+
+/** Copies the caller's trace into the options of one round trip (nothing without a traceparent). */
+export function copyTrace(from: Readonly<TraceFields>, into: WireRequestOptions): void {
+  if (!from.traceparent) return;
+  into.traceparent = from.traceparent;
+  if (from.tracestate) into.tracestate = from.tracestate;
+  if (from.baggage) into.baggage = from.baggage;
 }
 
 /** Sends one request during connect, through the client's middleware (see `ClientRequestContext.connecting`). */

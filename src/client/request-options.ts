@@ -6,7 +6,7 @@ import type { Result } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { Method } from '../mcp/methods.js';
 import { readResultType } from '../mcp/result-type.js';
-import type { WireRequestOptions } from './codec.js';
+import { type WireRequestOptions, copyTrace } from './codec.js';
 import { checkCallToolResult } from './result-shapes.js';
 import type { CallOptions, ClientHandlers, ClientOptions } from './types.js';
 
@@ -55,11 +55,8 @@ export class RequestDefaults {
     if (options.signal) requestOptions.signal = options.signal;
     if (options.onprogress)
       requestOptions.onprogress = options.onprogress as (p: Record<string, unknown>) => void;
-    if (traceparent) {
-      requestOptions.traceparent = traceparent;
-      if (options.tracestate) requestOptions.tracestate = options.tracestate;
-      if (options.baggage) requestOptions.baggage = options.baggage;
-    }
+    // The client's own traceparent (ClientOptions.traceparent) when the call brings none.
+    copyTrace(options.traceparent ? options : { traceparent }, requestOptions);
     return requestOptions;
   }
 
