@@ -3,7 +3,7 @@
  * (its own SDK writes its spans to a file) and a traced server over Streamable HTTP on 127.0.0.1, in both
  * protocol eras. One trace runs from the caller's span through the client to the server's handler.
  */
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context as otelContext, propagation, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
@@ -126,6 +126,7 @@ describe.each([
 describe('over Streamable HTTP on 127.0.0.1', () => {
   let listening: Listening;
   const seenHeaders: Array<string | null> = [];
+  const seenBaggage: Array<{ meta: string; header: string | null; inHandler: string | null }> = [];
 
   beforeAll(async () => {
     const server = new McpServer({ name: 'http-otel', version: '1.0.0' }, { aroundRequest: serverTracing() });
@@ -135,6 +136,15 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       return { content: [{ type: 'text', text: 'ok' }] };
     });
     server.registerTool('fails', { description: 'Fails' }, () => ({ content: [], isError: true }));
+    server.registerTool('baggage', { description: 'Reports the baggage it sees' }, (_args, context) => {
+      const inHandler = propagation.getBaggage(otelContext.active())?.getEntry('user')?.value ?? null;
+      seenBaggage.push({
+        meta: String(context.meta?.baggage),
+        header: context.extra?.headers?.get('baggage') ?? null,
+        inHandler,
+      });
+      return { content: [] };
+    });
     server.registerTool('slow', { description: 'Answers late' }, async () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       return { content: [] };
@@ -223,6 +233,22 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       expect(echo?.attributes['jsonrpc.request.id']).toBeUndefined();
       expect(fails?.attributes['error.type']).toBe('tool_error');
     }
+  });
+
+  it('carries baggage in _meta and the header, and the handler runs with it', async () => {
+    const client = await McpClient.connect(listening.url, {
+      middleware: [clientTracing()],
+      eraCache: new EraCache(),
+    });
+    try {
+      const bag = propagation.createBaggage({ user: { value: 'ada' } });
+      await otelContext.with(propagation.setBaggage(otelContext.active(), bag), () =>
+        client.callTool({ name: 'baggage', arguments: {} }),
+      );
+    } finally {
+      await client.close();
+    }
+    expect(seenBaggage).toEqual([{ meta: 'user=ada', header: 'user=ada', inHandler: 'ada' }]);
   });
 
   it('a local failure is error.type its code: a call that timed out', async () => {
