@@ -235,6 +235,28 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     }
   });
 
+  it('legacy HTTP+SSE: the POSTed message carries the trace in _meta and the traceparent header', async () => {
+    seenHeaders.length = 0;
+    const client = await McpClient.connect(new URL('/sse', listening.url).href, {
+      transport: 'sse',
+      middleware: [clientTracing()],
+      eraCache: new EraCache(),
+    });
+    try {
+      await client.callTool({ name: 'echo', arguments: {} });
+    } finally {
+      await client.close();
+    }
+    const finished = sdk.spans.getFinishedSpans();
+    const clientSpan = finished.find((s) => s.name === 'tools/call echo' && s.kind === SpanKind.CLIENT)!;
+    const serverSpan = finished.find((s) => s.name === 'tools/call echo' && s.kind === SpanKind.SERVER)!;
+    expect(clientSpan.attributes['network.transport']).toBe('tcp');
+    expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+    expect(seenHeaders).toEqual([
+      `00-${clientSpan.spanContext().traceId}-${clientSpan.spanContext().spanId}-01`,
+    ]);
+  });
+
   it('carries baggage in _meta and the header, and the handler runs with it', async () => {
     const client = await McpClient.connect(listening.url, {
       middleware: [clientTracing()],
