@@ -3,6 +3,7 @@
  * (its own SDK writes its spans to a file) and a traced server over Streamable HTTP on 127.0.0.1, in both
  * protocol eras. One trace runs from the caller's span through the client to the server's handler.
  */
+import { spawn } from 'node:child_process';
 import { SpanKind, SpanStatusCode, context as otelContext, propagation, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -361,6 +362,40 @@ describe('recordContent', () => {
       expect(String(serverSpan.attributes['gen_ai.tool.call.result'])).toContain('private');
     } finally {
       await client.close();
+      spans.dispose();
+    }
+  });
+});
+
+describe('a hostile peer', () => {
+  it('an unknown method a megabyte long is answered -32601 and named in 256 characters', async () => {
+    const spans = spanFile();
+    const child = spawn(process.execPath, [OTEL_SERVER], {
+      env: { ...process.env, OTEL_SPANS_FILE: spans.path },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    try {
+      const method = 'x'.repeat(1 << 20);
+      const answer = new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+        });
+      });
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      };
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: meta } })}\n`);
+      expect(JSON.parse(await answer).error.code).toBe(-32601);
+      const written = await spans.waitFor('x'.repeat(256));
+      const span = written.find((s) => s.name.startsWith('xxx'));
+      expect(span?.name).toHaveLength(256);
+      expect(span?.attributes['error.type']).toBe('-32601');
+    } finally {
+      child.kill();
       spans.dispose();
     }
   });
