@@ -3,35 +3,27 @@
  * (its own SDK writes its spans to a file) and a traced server over Streamable HTTP on 127.0.0.1, in both
  * protocol eras. One trace runs from the caller's span through the client to the server's handler.
  */
-import { spawn } from 'node:child_process';
 import { SpanKind, SpanStatusCode, context as otelContext, propagation, trace } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
 import { EraCache } from '../../src/client/server-caches.js';
 import { clientTracing, serverTracing } from '../../src/otel/index.js';
 import { McpServer } from '../../src/server/server.js';
 import type { Listening } from '../../src/server/listen.js';
-import { OTEL_SERVER, type SpanFile, histogramPoints, named, registerSdk, spanFile } from './support.js';
+import {
+  OTEL_SERVER,
+  type SpanFile,
+  histogramPoints,
+  named,
+  registerSdk,
+  rootedIn,
+  spanFile,
+} from './support.js';
 
 const sdk = registerSdk();
 const tracer = trace.getTracer('test');
+const underRoot = rootedIn(sdk);
 afterEach(() => sdk.spans.reset());
-
-/** Runs `work` inside an active span of the test's own, the root every MCP span must descend from. */
-async function underRoot<T>(work: () => Promise<T>): Promise<{ root: ReadableSpan; value: T }> {
-  let rootId = '';
-  const value = await tracer.startActiveSpan('test root', async (span) => {
-    rootId = span.spanContext().spanId;
-    try {
-      return await work();
-    } finally {
-      span.end();
-    }
-  });
-  const root = sdk.spans.getFinishedSpans().find((span) => span.spanContext().spanId === rootId)!;
-  return { root, value };
-}
 
 describe.each([
   ['2026-07-28', undefined],
@@ -334,69 +326,5 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     expect(serverSpan?.spanContext().traceId).toBe(traceId);
     expect(serverSpan?.parentSpanContext?.spanId).toBe(parentId);
     expect(serverSpan?.attributes['jsonrpc.request.id']).toBe('2');
-  });
-});
-
-describe('recordContent', () => {
-  it('puts tools/call arguments and results on both spans when opted in', async () => {
-    const spans = spanFile();
-    const client = await McpClient.connect(
-      {
-        command: process.execPath,
-        args: [OTEL_SERVER],
-        env: { OTEL_SPANS_FILE: spans.path, OTEL_RECORD_CONTENT: '1' },
-      },
-      { middleware: [clientTracing({ recordContent: true })], eraCache: new EraCache() },
-    );
-    try {
-      await underRoot(() => client.callTool({ name: 'echo', arguments: { text: 'private' } }));
-      const clientSpan = named(sdk.spans.getFinishedSpans(), 'tools/call echo');
-      expect(JSON.parse(String(clientSpan.attributes['gen_ai.tool.call.arguments']))).toEqual({
-        text: 'private',
-      });
-      expect(JSON.parse(String(clientSpan.attributes['gen_ai.tool.call.result'])).content).toEqual([
-        { type: 'text', text: 'private' },
-      ]);
-      const serverSpan = (await spans.waitFor('echo work')).find((s) => s.name === 'tools/call echo')!;
-      expect(serverSpan.attributes['gen_ai.tool.call.arguments']).toBe('{"text":"private"}');
-      expect(String(serverSpan.attributes['gen_ai.tool.call.result'])).toContain('private');
-    } finally {
-      await client.close();
-      spans.dispose();
-    }
-  });
-});
-
-describe('a hostile peer', () => {
-  it('an unknown method a megabyte long is answered -32601 and named in 256 characters', async () => {
-    const spans = spanFile();
-    const child = spawn(process.execPath, [OTEL_SERVER], {
-      env: { ...process.env, OTEL_SPANS_FILE: spans.path },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    try {
-      const method = 'x'.repeat(1 << 20);
-      const answer = new Promise<string>((resolve) => {
-        let out = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-        });
-      });
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': {},
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-      };
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: meta } })}\n`);
-      expect(JSON.parse(await answer).error.code).toBe(-32601);
-      const written = await spans.waitFor('x'.repeat(256));
-      const span = written.find((s) => s.name.startsWith('xxx'));
-      expect(span?.name).toHaveLength(256);
-      expect(span?.attributes['error.type']).toBe('-32601');
-    } finally {
-      child.kill();
-      spans.dispose();
-    }
   });
 });
