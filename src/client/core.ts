@@ -16,6 +16,7 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import { ResultCache } from './cache.js';
 import { type NegotiateOptions, initialize } from './era.js';
+import { copyTrace } from './trace.js';
 import { ClientEventEmitter } from './events.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { HandshakeCodec } from './handshake.js';
@@ -346,11 +347,11 @@ function sendDirect(context: DirectRequestContext): Promise<Result> {
   const { connection } = context.link;
   if (context.kind === 'notification')
     return connection.notify(context.method, context.params).then(() => SENT, rethrowUnwrapped);
-  const { timeoutMs, signal, traceparent, tracestate, baggage } = context.options;
+  const { timeoutMs, signal } = context.options;
   const options: WireRequestOptions = {};
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (signal !== undefined) options.signal = signal;
-  if (traceparent) Object.assign(options, { traceparent, tracestate, baggage });
+  copyTrace(context.options, options);
   const answer = context.codec.send(connection, context.method, context.params, options);
   // Connection.request hands the message to the transport synchronously: the last id sent is this one's.
   context.sent?.(context.link.lastRequestId());

@@ -9,6 +9,7 @@ import { readResultType } from '../mcp/result-type.js';
 import { checkCallToolResult } from './result-shapes.js';
 import type { ClientHandlers, ClientOptions } from './types.js';
 import type { CallOptions, WireRequestOptions } from './contracts.js';
+import { copyTrace } from './trace.js';
 
 /** The bounds of one request's MRTR input loop (src/client/input-loop.ts). */
 export interface InputLoopOptions {
@@ -56,11 +57,8 @@ export class RequestDefaults {
     if (options.signal) requestOptions.signal = options.signal;
     if (options.onprogress)
       requestOptions.onprogress = options.onprogress as (p: Record<string, unknown>) => void;
-    if (traceparent) {
-      requestOptions.traceparent = traceparent;
-      if (options.tracestate) requestOptions.tracestate = options.tracestate;
-      if (options.baggage) requestOptions.baggage = options.baggage;
-    }
+    // The client's own traceparent (ClientOptions.traceparent) when the call brings none.
+    copyTrace(options.traceparent ? options : { traceparent }, requestOptions);
     if (options.clientCapabilities) requestOptions.clientCapabilities = options.clientCapabilities;
     return requestOptions;
   }

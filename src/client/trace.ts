@@ -1,4 +1,4 @@
-/** The caller's W3C Trace Context written into a request's `_meta`; both eras' codecs use it. */
+/** The caller's W3C Trace Context: copied into a round trip's options, written into its `_meta` (both eras). */
 import { MetaKey } from '../mcp/meta.js';
 import type { WireRequestOptions } from './contracts.js';
 
@@ -11,4 +11,19 @@ export function writeTrace(meta: Record<string, unknown>, options: WireRequestOp
   meta[MetaKey.TraceParent] = options.traceparent;
   if (options.tracestate) meta[MetaKey.TraceState] = options.tracestate;
   if (options.baggage) meta[MetaKey.Baggage] = options.baggage;
+}
+
+/** W3C Trace Context fields of a request (`_meta.traceparent`, `tracestate`, `baggage`). */
+interface TraceFields {
+  traceparent?: string | undefined;
+  tracestate?: string | undefined;
+  baggage?: string | undefined;
+}
+
+/** Copies the caller's trace into the options of one round trip (nothing without a traceparent). */
+export function copyTrace(from: Readonly<TraceFields>, into: WireRequestOptions): void {
+  if (!from.traceparent) return;
+  into.traceparent = from.traceparent;
+  if (from.tracestate) into.tracestate = from.tracestate;
+  if (from.baggage) into.baggage = from.baggage;
 }

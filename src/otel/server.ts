@@ -42,6 +42,8 @@ function protocolVersionOf(request: IncomingRequest): string {
   return (typeof asked === 'string' ? asked : request.protocolVersion).slice(0, 64);
 }
 
+const MAX_METHOD_LENGTH = 256;
+
 /** mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers. */
 const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
 const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
@@ -112,7 +114,10 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
   return (request, handle) => {
     const tracer = instruments.tracer();
     if (tracer === undefined && instruments.histogram() === undefined) return handle();
-    const { method, params } = request;
+    const { params } = request;
+    // An unknown method reaches the hook too (it is answered -32601): the peer's string, so bounded.
+    const method =
+      request.method.length > MAX_METHOD_LENGTH ? request.method.slice(0, MAX_METHOD_LENGTH) : request.method;
     const version = protocolVersionOf(request);
     const overHttp = request.extra?.headers !== undefined;
     const operation = operations.get(

@@ -3,34 +3,27 @@
  * (its own SDK writes its spans to a file) and a traced server over Streamable HTTP on 127.0.0.1, in both
  * protocol eras. One trace runs from the caller's span through the client to the server's handler.
  */
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { SpanKind, SpanStatusCode, context as otelContext, propagation, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
 import { EraCache } from '../../src/client/server-caches.js';
 import { clientTracing, serverTracing } from '../../src/otel/index.js';
 import { McpServer } from '../../src/server/server.js';
 import type { Listening } from '../../src/server/listen.js';
-import { OTEL_SERVER, type SpanFile, histogramPoints, named, registerSdk, spanFile } from './support.js';
+import {
+  OTEL_SERVER,
+  type SpanFile,
+  histogramPoints,
+  named,
+  registerSdk,
+  rootedIn,
+  spanFile,
+} from './support.js';
 
 const sdk = registerSdk();
 const tracer = trace.getTracer('test');
+const underRoot = rootedIn(sdk);
 afterEach(() => sdk.spans.reset());
-
-/** Runs `work` inside an active span of the test's own, the root every MCP span must descend from. */
-async function underRoot<T>(work: () => Promise<T>): Promise<{ root: ReadableSpan; value: T }> {
-  let rootId = '';
-  const value = await tracer.startActiveSpan('test root', async (span) => {
-    rootId = span.spanContext().spanId;
-    try {
-      return await work();
-    } finally {
-      span.end();
-    }
-  });
-  const root = sdk.spans.getFinishedSpans().find((span) => span.spanContext().spanId === rootId)!;
-  return { root, value };
-}
 
 describe.each([
   ['2026-07-28', undefined],
@@ -126,6 +119,7 @@ describe.each([
 describe('over Streamable HTTP on 127.0.0.1', () => {
   let listening: Listening;
   const seenHeaders: Array<string | null> = [];
+  const seenBaggage: Array<{ meta: string; header: string | null; inHandler: string | null }> = [];
 
   beforeAll(async () => {
     const server = new McpServer({ name: 'http-otel', version: '1.0.0' }, { aroundRequest: serverTracing() });
@@ -135,6 +129,15 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       return { content: [{ type: 'text', text: 'ok' }] };
     });
     server.registerTool('fails', { description: 'Fails' }, () => ({ content: [], isError: true }));
+    server.registerTool('baggage', { description: 'Reports the baggage it sees' }, (_args, context) => {
+      const inHandler = propagation.getBaggage(otelContext.active())?.getEntry('user')?.value ?? null;
+      seenBaggage.push({
+        meta: String(context.meta?.baggage),
+        header: context.extra?.headers?.get('baggage') ?? null,
+        inHandler,
+      });
+      return { content: [] };
+    });
     server.registerTool('slow', { description: 'Answers late' }, async () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       return { content: [] };
@@ -225,6 +228,44 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     }
   });
 
+  it('legacy HTTP+SSE: the POSTed message carries the trace in _meta and the traceparent header', async () => {
+    seenHeaders.length = 0;
+    const client = await McpClient.connect(new URL('/sse', listening.url).href, {
+      transport: 'sse',
+      middleware: [clientTracing()],
+      eraCache: new EraCache(),
+    });
+    try {
+      await client.callTool({ name: 'echo', arguments: {} });
+    } finally {
+      await client.close();
+    }
+    const finished = sdk.spans.getFinishedSpans();
+    const clientSpan = finished.find((s) => s.name === 'tools/call echo' && s.kind === SpanKind.CLIENT)!;
+    const serverSpan = finished.find((s) => s.name === 'tools/call echo' && s.kind === SpanKind.SERVER)!;
+    expect(clientSpan.attributes['network.transport']).toBe('tcp');
+    expect(serverSpan.parentSpanContext?.spanId).toBe(clientSpan.spanContext().spanId);
+    expect(seenHeaders).toEqual([
+      `00-${clientSpan.spanContext().traceId}-${clientSpan.spanContext().spanId}-01`,
+    ]);
+  });
+
+  it('carries baggage in _meta and the header, and the handler runs with it', async () => {
+    const client = await McpClient.connect(listening.url, {
+      middleware: [clientTracing()],
+      eraCache: new EraCache(),
+    });
+    try {
+      const bag = propagation.createBaggage({ user: { value: 'ada' } });
+      await otelContext.with(propagation.setBaggage(otelContext.active(), bag), () =>
+        client.callTool({ name: 'baggage', arguments: {} }),
+      );
+    } finally {
+      await client.close();
+    }
+    expect(seenBaggage).toEqual([{ meta: 'user=ada', header: 'user=ada', inHandler: 'ada' }]);
+  });
+
   it('a local failure is error.type its code: a call that timed out', async () => {
     const client = await McpClient.connect(listening.url, {
       middleware: [clientTracing()],
@@ -285,35 +326,5 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     expect(serverSpan?.spanContext().traceId).toBe(traceId);
     expect(serverSpan?.parentSpanContext?.spanId).toBe(parentId);
     expect(serverSpan?.attributes['jsonrpc.request.id']).toBe('2');
-  });
-});
-
-describe('recordContent', () => {
-  it('puts tools/call arguments and results on both spans when opted in', async () => {
-    const spans = spanFile();
-    const client = await McpClient.connect(
-      {
-        command: process.execPath,
-        args: [OTEL_SERVER],
-        env: { OTEL_SPANS_FILE: spans.path, OTEL_RECORD_CONTENT: '1' },
-      },
-      { middleware: [clientTracing({ recordContent: true })], eraCache: new EraCache() },
-    );
-    try {
-      await underRoot(() => client.callTool({ name: 'echo', arguments: { text: 'private' } }));
-      const clientSpan = named(sdk.spans.getFinishedSpans(), 'tools/call echo');
-      expect(JSON.parse(String(clientSpan.attributes['gen_ai.tool.call.arguments']))).toEqual({
-        text: 'private',
-      });
-      expect(JSON.parse(String(clientSpan.attributes['gen_ai.tool.call.result'])).content).toEqual([
-        { type: 'text', text: 'private' },
-      ]);
-      const serverSpan = (await spans.waitFor('echo work')).find((s) => s.name === 'tools/call echo')!;
-      expect(serverSpan.attributes['gen_ai.tool.call.arguments']).toBe('{"text":"private"}');
-      expect(String(serverSpan.attributes['gen_ai.tool.call.result'])).toContain('private');
-    } finally {
-      await client.close();
-      spans.dispose();
-    }
   });
 });

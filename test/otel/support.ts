@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { metrics } from '@opentelemetry/api';
+import { metrics, trace } from '@opentelemetry/api';
 import {
   type DataPoint,
   type Histogram,
@@ -102,4 +102,22 @@ export function named(spans: readonly ReadableSpan[], name: string): ReadableSpa
   const found = spans.filter((span) => span.name === name);
   if (found.length !== 1) throw new Error(`${found.length} spans named ${name}: ${spans.map((s) => s.name)}`);
   return found[0]!;
+}
+
+/** Runs `work` inside an active span of the test's own, the root every MCP span must descend from. */
+export function rootedIn(sdk: Sdk) {
+  const tracer = trace.getTracer('test');
+  return async <T>(work: () => Promise<T>): Promise<{ root: ReadableSpan; value: T }> => {
+    let rootId = '';
+    const value = await tracer.startActiveSpan('test root', async (span) => {
+      rootId = span.spanContext().spanId;
+      try {
+        return await work();
+      } finally {
+        span.end();
+      }
+    });
+    const root = sdk.spans.getFinishedSpans().find((span) => span.spanContext().spanId === rootId)!;
+    return { root, value };
+  };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  copyTraceHeaders,
   decodeHeaderValue,
   encodeHeaderValue,
   scanParamHeaders,
@@ -54,5 +55,36 @@ describe('x-mcp-header declarations', () => {
       { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'Choice' }] } },
     ];
     for (const properties of bad) expect(scanParamHeaders({ type: 'object', properties }).ok).toBe(false);
+  });
+});
+
+describe('W3C trace headers from _meta', () => {
+  const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it('copies traceparent, tracestate and baggage, and nothing without a traceparent', () => {
+    const headers: Record<string, unknown> = {};
+    copyTraceHeaders(
+      { traceparent, tracestate: 'congo=t61rcWkgMzE', baggage: 'user=ada', other: 'x' },
+      headers,
+    );
+    expect(headers).toEqual({ traceparent, tracestate: 'congo=t61rcWkgMzE', baggage: 'user=ada' });
+    const none: Record<string, unknown> = {};
+    copyTraceHeaders({ tracestate: 'congo=t61rcWkgMzE' }, none);
+    copyTraceHeaders(undefined, none);
+    copyTraceHeaders('traceparent', none);
+    expect(none).toEqual({});
+  });
+
+  it('never lets a value that could split or bloat a header through', () => {
+    const headers: Record<string, unknown> = {};
+    copyTraceHeaders(
+      { traceparent, tracestate: 'a=b\r\nx-injected: 1', baggage: `k=${'v'.repeat(9000)}` },
+      headers,
+    );
+    expect(headers).toEqual({ traceparent });
+    const bad: Record<string, unknown> = {};
+    copyTraceHeaders({ traceparent: 42 }, bad);
+    copyTraceHeaders({ traceparent: 'caf\u00e9' }, bad);
+    expect(bad).toEqual({});
   });
 });

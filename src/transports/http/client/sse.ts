@@ -9,6 +9,7 @@ import { type Logger, silentLogger } from '../../../util/logger.js';
 import type { HttpRequestHeaderHook } from './options.js';
 import { ERROR_BODY_CAP, HttpStatusError, errorHeadersOf } from './errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, contentTypeOf, openRequest, readBody, readSse } from './node-http.js';
+import { copyTraceHeaders } from '../header-values.js';
 
 export interface SseClientOptions {
   headers?: Record<string, string>;
@@ -120,6 +121,7 @@ export class SseClientTransport implements Transport {
     if (!endpoint || this.#closedFired)
       throw new LocalError('not_connected', 'HTTP+SSE transport is not connected');
     const headers: OutgoingHttpHeaders = { ...this.#options.headers, 'content-type': 'application/json' };
+    if ('method' in message) copyTraceHeaders(message.params?._meta, headers);
     const hook = this.#options.httpHeaders;
     if (hook) Object.assign(headers, await hook({ method: 'POST', url: endpoint }));
     const opened = openRequest(endpoint, {
