@@ -172,17 +172,15 @@ export function frame(message: unknown): string {
 const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
- * Writes framed messages. The first message of a tick goes out at once (a lone request reaches the peer
- * without waiting for the tick to end, so the peer works while we prepare the next); any more sent in the same
- * tick are coalesced into one write from process.nextTick, which runs once the current callback and the promise
- * jobs it started are done. With many requests in flight that is one syscall (and one wake-up of the peer) per
- * batch instead of one per message. A send's promise settles when its text was handed to the stream (after
- * 'drain' when the stream's buffer was full), as with a direct write, and rejects if the stream closes first.
+ * Writes framed messages. Every message sent in one tick is coalesced into one write from process.nextTick,
+ * which runs once the current callback and the promise jobs it started are done: a lone message goes out
+ * before the event loop moves on (no added latency), and with many requests in flight that is one syscall
+ * (and one wake-up of the peer) per tick instead of one per message. A send's promise settles when its text
+ * was handed to the stream (after 'drain' when the stream's buffer was full), as with a direct write, and
+ * rejects if the stream closes first.
  */
 export class LineWriter {
   readonly #stream: Writable;
-  /** A message went out directly in this tick: the next ones wait for the tick's batch. */
-  #wroteThisTick = false;
   #pending: string | undefined;
   #batch: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
@@ -205,11 +203,7 @@ export class LineWriter {
       this.#pending += line;
       return this.#batch as Promise<void>;
     }
-    if (!this.#wroteThisTick) {
-      this.#wroteThisTick = true;
-      process.nextTick(this.#flushTick);
-      return this.#writeNow(line);
-    }
+    process.nextTick(this.#flushTick);
     this.#pending = line;
     this.#batch = new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
@@ -264,8 +258,5 @@ export class LineWriter {
     this.#writeNow(text).then(resolve, reject);
   }
 
-  readonly #flushTick = () => {
-    this.#wroteThisTick = false;
-    this.flush();
-  };
+  readonly #flushTick = () => this.flush();
 }
