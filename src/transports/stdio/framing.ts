@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
 import { stringifyMessage } from '../../jsonrpc/serialise.js';
@@ -68,6 +69,13 @@ export class LineReader {
       newline = chunk.indexOf(NEWLINE, start);
     }
     while (newline !== -1) {
+      if (this.#chunks.length === 0) {
+        const end = this.#asciiLines(chunk, start);
+        if (end !== -1) {
+          start = end;
+          break;
+        }
+      }
       const piece = chunk.subarray(start, newline);
       if (this.#buffered + piece.length > this.#maxLineBytes) {
         if (!this.#overflow(piece)) return;
@@ -148,11 +156,34 @@ export class LineReader {
     });
   }
 
+  /**
+   * The complete lines from `start` to the chunk's last newline at once, when they are all ASCII and together
+   * within the cap (no line can pass it): one decode for the whole run instead of one per line. Returns where
+   * the unfinished rest begins, or -1 to leave the run to the per-line path.
+   */
+  #asciiLines(chunk: Buffer, start: number): number {
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last - start > this.#maxLineBytes || !isAscii(chunk.subarray(start, last))) return -1;
+    const text = chunk.toString('latin1', start, last);
+    let from = 0;
+    while (from <= text.length) {
+      let to = text.indexOf('\n', from);
+      if (to === -1) to = text.length;
+      const end = to > from && text.charCodeAt(to - 1) === 0x0d ? to - 1 : to;
+      if (end > from) this.#parse(text.slice(from, end));
+      from = to + 1;
+    }
+    return last + 1;
+  }
+
   #emit(bytes: Buffer): void {
     // Tolerate CRLF framing from peers on Windows.
     const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
     if (end === 0) return;
-    const text = bytes.toString('utf8', 0, end);
+    this.#parse(bytes.toString('utf8', 0, end));
+  }
+
+  #parse(text: string): void {
     let value: unknown;
     try {
       value = JSON.parse(text);
