@@ -31,20 +31,25 @@ function recorder(highWaterMark = 16 * 1024) {
 }
 
 describe('stdio LineWriter', () => {
-  it('writes the first message of a tick at once and the rest of the tick as one batch, in order', async () => {
+  it('writes every message of a tick as one batch, in order, before the event loop moves on', async () => {
     const { stream, writes } = recorder();
     const writer = new LineWriter(stream);
     const sent = [1, 2, 3].map((id) => writer.write({ jsonrpc: '2.0', id, result: {} }));
-    expect(writes).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n']);
-    await Promise.all(sent);
-    expect(writes).toHaveLength(2);
-    expect(writes[1]?.split('\n')).toEqual([
+    expect(writes).toEqual([]);
+    // Sent from promise jobs of the same tick: still the same batch.
+    const late = Promise.resolve().then(() => writer.write({ jsonrpc: '2.0', id: 4, result: {} }));
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]?.split('\n')).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{}}',
       '{"jsonrpc":"2.0","id":2,"result":{}}',
       '{"jsonrpc":"2.0","id":3,"result":{}}',
+      '{"jsonrpc":"2.0","id":4,"result":{}}',
       '',
     ]);
+    await Promise.all([...sent, late]);
     await writer.write({ jsonrpc: '2.0', method: 'later' });
-    expect(writes).toHaveLength(3);
+    expect(writes).toHaveLength(2);
   });
 
   it('settles a send only once the stream drained when its buffer was full', async () => {
@@ -93,13 +98,14 @@ describe('stdio LineWriter', () => {
     const writer = new LineWriter(stream);
     const first = writer.write({ jsonrpc: '2.0', method: 'a' });
     const second = writer.write({ jsonrpc: '2.0', method: 'b' });
-    expect(writes).toEqual(['{"jsonrpc":"2.0","method":"a"}\n']);
+    expect(writes).toEqual([]);
     writer.flush();
-    expect(writes).toEqual(['{"jsonrpc":"2.0","method":"a"}\n', '{"jsonrpc":"2.0","method":"b"}\n']);
+    expect(writes).toEqual(['{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n']);
     await Promise.all([first, second]);
     const gone = new PassThrough();
     const goneWriter = new LineWriter(gone);
     const sentBefore = goneWriter.write({ jsonrpc: '2.0', method: 'c' });
+    goneWriter.flush();
     const pending = goneWriter.write({ jsonrpc: '2.0', method: 'd' });
     gone.destroy();
     await sentBefore;
