@@ -1,7 +1,7 @@
 /**
- * Handshake-era sessions and their SSE events in Redis. A session is a hash `<prefix>session:<id>` holding its
+ * Handshake-era sessions and their SSE events in Redis. A session is a hash `<prefix>session:{<id>}` holding its
  * record, expiring after the idle timeout (PEXPIRE, pushed back while in use). Each SSE stream of a session is
- * a Redis Stream `<prefix>session:<id>:stream:<key>` whose entry ids are the event sequence numbers, trimmed with
+ * a Redis Stream `<prefix>session:{<id>}:stream:<key>` whose entry ids are the event sequence numbers, trimmed with
  * `XADD ... MAXLEN ~ N` and expiring with the session, so `Last-Event-ID` resumes on any instance with one XRANGE
  * and Redis holds no more than the live sessions' recent events.
  */
@@ -22,6 +22,14 @@ import {
   release,
 } from './connection.js';
 import { RedisSubscriber } from './subscriber.js';
+
+/**
+ * A session's keys carry its id as a hash tag (`{id}`): in a Redis Cluster the session and all its streams
+ * sit in one slot, so the multi-key transactions here stay legal.
+ */
+function sessionKey(prefix: string, sessionId: string): string {
+  return `${prefix}{${sessionId}}`;
+}
 
 /** Largest stored SSE message read back (a larger one was not written by agentforge). */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -54,12 +62,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
-    const text = await this.#redis.client.hget(this.#prefix + sessionId, 'record');
+    const text = await this.#redis.client.hget(this.#key(sessionId), 'record');
     return readSessionRecord(parseStored(text));
   }
 
   async set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void> {
-    const key = this.#prefix + sessionId;
+    const key = this.#key(sessionId);
     await this.#redis.client
       .multi()
       .hset(key, 'record', JSON.stringify(record))
@@ -69,11 +77,11 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async touch(sessionId: string, ttlMs: number): Promise<boolean> {
-    return (await this.#redis.client.pexpire(this.#prefix + sessionId, Math.max(1, Math.ceil(ttlMs)))) === 1;
+    return (await this.#redis.client.pexpire(this.#key(sessionId), Math.max(1, Math.ceil(ttlMs)))) === 1;
   }
 
   async delete(sessionId: string): Promise<void> {
-    await this.#redis.client.del(this.#prefix + sessionId);
+    await this.#redis.client.del(this.#key(sessionId));
   }
 
   async close(): Promise<void> {
@@ -82,7 +90,11 @@ export class RedisSessionStore implements SessionStore {
   }
 
   #channel(sessionId: string): string {
-    return `${this.#prefix}${sessionId}:changes`;
+    return `${this.#key(sessionId)}:changes`;
+  }
+
+  #key(sessionId: string): string {
+    return sessionKey(this.#prefix, sessionId);
   }
 }
 
@@ -139,8 +151,7 @@ export class RedisEventStore implements EventStore {
     const index = this.#indexKey(sessionId);
     const keys = await this.#redis.client.smembers(index);
     const names = keys.slice(0, MAX_REPLAY).map((key) => this.#streamKey(sessionId, key));
-    // One key per DEL: in a Cluster the streams of a session may sit in different slots.
-    await Promise.all([index, ...names].map((key) => this.#redis.client.del(key)));
+    await this.#redis.client.del(index, ...names);
   }
 
   async close(): Promise<void> {
@@ -148,10 +159,10 @@ export class RedisEventStore implements EventStore {
   }
 
   #streamKey(sessionId: string, streamKey: string): string {
-    return `${this.#prefix}${sessionId}:stream:${streamKey}`;
+    return `${sessionKey(this.#prefix, sessionId)}:stream:${streamKey}`;
   }
 
   #indexKey(sessionId: string): string {
-    return `${this.#prefix}${sessionId}:streams`;
+    return `${sessionKey(this.#prefix, sessionId)}:streams`;
   }
 }

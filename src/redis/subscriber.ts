@@ -1,7 +1,8 @@
 /**
- * One subscriber connection per backend, shared by every channel it listens to. ioredis re-subscribes every
- * channel after a reconnect (`autoResubscribe`), so a listen stream's subscription outlives a Redis restart;
- * `resubscribed` fires then, for callers that must learn what changed while the connection was down.
+ * One subscriber connection per backend, shared by every channel it listens to. After a reconnect (a Redis
+ * restart, a failover) every channel is subscribed again, so a listen stream's subscription outlives it. Done
+ * here rather than by ioredis's `autoResubscribe`, whose re-subscription is a promise nobody handles: closing
+ * the backend while Redis is still away would surface it as an unhandled rejection.
  */
 import { Cluster, type RedisOptions } from 'ioredis';
 import type { Logger } from '../util/logger.js';
@@ -25,6 +26,7 @@ export class RedisSubscriber {
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
       commandTimeout: undefined,
+      autoResubscribe: false,
     };
     this.#connection =
       source instanceof Cluster
@@ -42,6 +44,21 @@ export class RedisSubscriber {
       }
     });
     this.#connection.on('error', (error: unknown) => this.#logger.debug('redis subscriber', error));
+    // The first `ready` sends what was asked for before it (the offline queue); each later one follows a
+    // reconnect, on which the server has forgotten this connection's channels.
+    let connectedBefore = false;
+    this.#connection.on('ready', () => {
+      if (connectedBefore) this.#resubscribe();
+      connectedBefore = true;
+    });
+  }
+
+  #resubscribe(): void {
+    const channels = [...this.#channels.keys()];
+    if (channels.length === 0) return;
+    this.#connection
+      .subscribe(...channels)
+      .catch((error: unknown) => this.#logger.warn('redis channels not subscribed again', error));
   }
 
   get channelCount(): number {

@@ -53,7 +53,7 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     for (let seq = 1; seq <= 1000; seq++) {
       await events.append('s1', 'gx', { seq, message: `{"n":${seq}}` }, { maxEvents: 50, ttlMs: 5000 });
     }
-    const key = 'agentforge:session:s1:stream:gx';
+    const key = 'agentforge:session:{s1}:stream:gx';
     const length = await inspect.xlen(key);
     expect(length).toBeGreaterThanOrEqual(50);
     expect(length).toBeLessThanOrEqual(150);
@@ -64,7 +64,7 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     expect(tail).toEqual([996, 997, 998, 999, 1000].map((seq) => ({ seq, message: `{"n":${seq}}` })));
     expect(await events.replay('s1', 'unknown', 0)).toEqual([]);
     await events.deleteSession('s1');
-    expect(await inspect.exists(key, 'agentforge:session:s1:streams')).toBe(0);
+    expect(await inspect.exists(key, 'agentforge:session:{s1}:streams')).toBe(0);
   });
 
   it('the session store expires, extends on touch, and ignores what it did not write', async () => {
@@ -73,12 +73,12 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     await sessions.set('abc', session, 300);
     expect(await sessions.get('abc')).toEqual(session);
     await sessions.touch('abc', 10_000);
-    expect(await inspect.pttl('agentforge:session:abc')).toBeGreaterThan(5000);
+    expect(await inspect.pttl('agentforge:session:{abc}')).toBeGreaterThan(5000);
     await sessions.set('short', session, 50);
     await new Promise((resolve) => setTimeout(resolve, 120));
     expect(await sessions.get('short')).toBeUndefined();
-    await inspect.hset('agentforge:session:forged', 'record', '{"protocolVersion":1}');
-    await inspect.hset('agentforge:session:garbage', 'record', 'not json');
+    await inspect.hset('agentforge:session:{forged}', 'record', '{"protocolVersion":1}');
+    await inspect.hset('agentforge:session:{garbage}', 'record', 'not json');
     expect(await sessions.get('forged')).toBeUndefined();
     expect(await sessions.get('garbage')).toBeUndefined();
     await sessions.delete('abc');

@@ -194,14 +194,14 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
       names.add(textOf(message as Record<string, unknown>));
     }
     expect([...names].sort()).toEqual(['A', 'B', 'C']);
-    expect(await inspect.pttl(`agentforge:session:${session.sessionId}`)).toBeGreaterThan(0);
+    expect(await inspect.pttl(`agentforge:session:{${session.sessionId}}`)).toBeGreaterThan(0);
     // Terminated through one instance: unknown to the others that never held it.
     const ended = await fetch(balanced, {
       method: 'DELETE',
       headers: { 'mcp-session-id': session.sessionId, 'mcp-protocol-version': '2025-11-25' },
     });
     expect(ended.status).toBe(200);
-    expect(await inspect.exists(`agentforge:session:${session.sessionId}`)).toBe(0);
+    expect(await inspect.exists(`agentforge:session:{${session.sessionId}}`)).toBe(0);
     // The other instances' copies learn it on their next check of the store (at most a second apart).
     await until(async () => {
       const statuses = [];
@@ -264,7 +264,7 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     const [missed, live] = resumed.events.map((event) => event.id as string);
     expect(missed?.split('_')[0]).toBe(lastEventId.split('_')[0]);
     expect(live?.split('_')[0]).not.toBe(lastEventId.split('_')[0]);
-    const stream = `agentforge:session:${session.sessionId}:stream:${lastEventId.split('_')[0]}`;
+    const stream = `agentforge:session:{${session.sessionId}}:stream:${lastEventId.split('_')[0]}`;
     expect(await inspect.xlen(stream)).toBeGreaterThanOrEqual(2);
     expect(await inspect.pttl(stream)).toBeGreaterThan(0);
   });
