@@ -296,7 +296,7 @@ const scenarios = {
       await warm(echo(client));
       return withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
     }),
-  'gateway-call': () => gatewayCall({ impl, spec, alternate, echo }),
+  'gateway-call': () => gatewayCall({ impl, spec, alternate, echo, sequential }),
   'gateway-list': () => gatewayList({ impl, spec, sequential }),
   'tool-search-bytes': () => toolSearchBytes(),
   startup: async () => {

@@ -9,8 +9,21 @@ async function startGateway(upstreams, extra = []) {
   return startHttpServer('gateway', [`--upstreams=${encoded}`, ...extra]);
 }
 
-/** Alternating blocks of direct and through-the-gateway echo calls on one client process. */
-export async function gatewayCall({ impl, spec, alternate, echo }) {
+/** CPU (us) per call of the processes a call goes through: this client and the given server processes. */
+async function cpuPerCall(pids, op, sequential, ms) {
+  const client0 = process.cpuUsage();
+  const ticks0 = pids.map(cpuTicks);
+  const r = await sequential(op, ms, false);
+  const client = process.cpuUsage(client0);
+  const servers = pids.reduce((sum, pid, i) => sum + (cpuTicks(pid) - ticks0[i]) * TICK_US, 0);
+  return (client.user + client.system + servers) / r.ops;
+}
+
+/**
+ * Alternating blocks of direct and through-the-gateway echo calls on one client process; then the CPU per call
+ * of every process on each path (steadier than calls/s when other work shares the machine).
+ */
+export async function gatewayCall({ impl, spec, alternate, echo, sequential }) {
   const upstream = await startHttpServer('agentforge', ['--transport=http', '--mode=modern', '--minimal']);
   const gateway = await startGateway({ up: upstream.url }, ['--exact']);
   const direct = await impl.connectHttp(upstream.url, { mode: 'modern' });
@@ -18,7 +31,21 @@ export async function gatewayCall({ impl, spec, alternate, echo }) {
   try {
     await alternate([echo(direct), echo(through)], 2 * spec.warmupMs);
     const [d, g] = await alternate([echo(direct), echo(through)], spec.durationMs);
-    return { rpsDirect: d.rps, rpsGateway: g.rps, overhead: d.rps / g.rps };
+    const cpuDirect = await cpuPerCall([upstream.child.pid], echo(direct), sequential, spec.durationMs);
+    const cpuGateway = await cpuPerCall(
+      [upstream.child.pid, gateway.child.pid],
+      echo(through),
+      sequential,
+      spec.durationMs,
+    );
+    return {
+      rpsDirect: d.rps,
+      rpsGateway: g.rps,
+      overhead: d.rps / g.rps,
+      cpuDirect,
+      cpuGateway,
+      cpuOverhead: cpuGateway / cpuDirect,
+    };
   } finally {
     await Promise.all([direct.close(), through.close()]);
     await gateway.stop();

@@ -150,9 +150,12 @@ export class Forwarder {
       const text = `upstream ${server}: answered with a task, which this caller did not ask for`;
       return { content: [{ type: 'text', text }], isError: true };
     }
-    const { _meta: _, ...created } = result as unknown as JSONObject;
-    context.task.created = created;
-    this.#deps.tasks.created(created, { server, principal: context.principal, client });
+    const { _meta: _, ...upstream } = result as unknown as JSONObject;
+    context.task.created = this.#deps.tasks.created(upstream, {
+      server,
+      principal: context.principal,
+      client,
+    });
     // Replaced by the CreateTaskResult in the relay's tools/call hook.
     return { content: [] };
   }

@@ -6,9 +6,8 @@
  */
 import type { HostConfig } from '../agent/config.js';
 import { McpHost, type HostEvent, type HostOptions } from '../agent/host.js';
-import { SEARCH_TOOL_NAME, ToolSearch } from '../agent/tool-search.js';
+import { SEARCH_TOOL_NAME } from '../agent/tool-search.js';
 import type { ToolDefinition } from '../agent/model.js';
-import type { JSONObject } from '../mcp/types.js';
 import type { RequestStateOptions } from '../server/request-state.js';
 import { principalOf } from '../server/request-state.js';
 import { McpServer } from '../server/server.js';
@@ -20,6 +19,7 @@ import { PACKAGE_VERSION } from '../util/version.js';
 import { Bridge } from './bridge.js';
 import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
+import { offerToolSearch } from './search.js';
 import { TaskRelay } from './tasks.js';
 import {
   type GatewayAuditSink,
@@ -297,7 +297,6 @@ export class Gateway {
 
   /** `search_tools` over this endpoint's tools, as the caller may see them. */
   #offerSearch(server: McpServer, group: string | undefined): void {
-    const search = new ToolSearch({ enabled: true });
     const cache = new Map<string, readonly ToolDefinition[]>();
     const definitions = (context: HandlerContext): readonly ToolDefinition[] => {
       const key = `${this.host.registry.version}\u0000${context.principal ?? ''}`;
@@ -318,30 +317,7 @@ export class Gateway {
       }
       return list;
     };
-    server.registerTool(
-      SEARCH_TOOL_NAME,
-      {
-        description:
-          'Search the tools of this gateway by what you need to do. Returns the best matching tools with their parameters.',
-        inputSchema: {
-          type: 'object',
-          properties: {
-            query: { type: 'string', description: 'What the tool should do, in a few words' },
-            limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many tools (default 5)' },
-          },
-          required: ['query'],
-        },
-        annotations: { readOnlyHint: true },
-      },
-      async (args, context) => {
-        const found = await search.search(definitions(context), args, new Set(), context.signal);
-        return {
-          content: [{ type: 'text', text: found.text }],
-          structuredContent: { tools: found.found.map((d) => ({ ...d })) as unknown as JSONObject[] },
-          ...(found.isError ? { isError: true } : {}),
-        };
-      },
-    );
+    offerToolSearch(server, definitions);
   }
 }
 

@@ -1,9 +1,10 @@
 /**
  * Tasks (SEP-2663, `io.modelcontextprotocol/tasks`) through the gateway. A caller that declares the extension
  * has it declared upstream too (its capabilities travel with the call), so an upstream may answer tools/call
- * with a CreateTaskResult; the gateway passes it on and remembers which upstream, and for whom, the task runs.
- * tasks/get, tasks/update and tasks/cancel then go to that upstream, for that principal only: an unknown task and
- * someone else's look the same.
+ * with a CreateTaskResult; the gateway passes it on under a task id of its own (`server__id`: two upstreams'
+ * ids never clash) and remembers which upstream, and for whom, the task runs. tasks/get, tasks/update and
+ * tasks/cancel then go to that upstream with its own id, for that principal only: an unknown task and someone
+ * else's look the same.
  */
 import type { McpHost } from '../agent/host.js';
 import type { McpClient } from '../client/client.js';
@@ -27,6 +28,11 @@ export interface TaskRoute {
   readonly server: string;
   readonly principal: string | undefined;
   readonly client: McpClient;
+}
+
+interface RoutedTask extends TaskRoute {
+  /** The upstream's own task id. */
+  readonly upstreamId: string;
 }
 
 /** The marker a relayed tools/call carries as `ctx.task`: where the forwarder leaves a CreateTaskResult. */
@@ -83,7 +89,7 @@ class RelayScope implements RequestScope {
 
 export class TaskRelay {
   readonly #host: McpHost;
-  readonly #routes = new Map<string, TaskRoute>();
+  readonly #routes = new Map<string, RoutedTask>();
 
   constructor(host: McpHost) {
     this.#host = host;
@@ -99,11 +105,13 @@ export class TaskRelay {
     return undefined;
   }
 
-  /** Notes a CreateTaskResult an upstream answered for `principal`. */
-  created(result: JSONObject, route: TaskRoute): void {
-    if (typeof result.taskId !== 'string') return;
+  /** Notes a CreateTaskResult an upstream answered for `route.principal`; returns it under the gateway's id. */
+  created(result: JSONObject, route: TaskRoute): JSONObject {
+    if (typeof result.taskId !== 'string') return result;
+    const taskId = `${route.server}__${result.taskId}`;
     if (this.#routes.size >= MAX_TASKS) this.#routes.delete(this.#routes.keys().next().value!);
-    this.#routes.set(result.taskId, route);
+    this.#routes.set(taskId, { ...route, upstreamId: result.taskId });
+    return { ...result, taskId };
   }
 
   /** The extension one endpoint installs: the tools/call hook and the three task methods. */
@@ -138,11 +146,16 @@ export class TaskRelay {
     const route = this.#routes.get(taskId);
     if (!route || route.principal !== ctx.principal) throw invalidParams('Unknown task');
     const { _meta: _, ...rest } = params ?? {};
-    const result = await route.client.request(method, rest, {
-      signal: ctx.signal,
-      clientCapabilities: ctx.clientCapabilities,
-    });
+    const result = await route.client.request(
+      method,
+      { ...rest, taskId: route.upstreamId },
+      {
+        signal: ctx.signal,
+        clientCapabilities: ctx.clientCapabilities,
+      },
+    );
     const { _meta: _upstreamMeta, resultType: _resultType, ...answer } = result;
+    if (answer.taskId === route.upstreamId) answer.taskId = taskId;
     return answer as JSONObject;
   }
 }

@@ -4,6 +4,7 @@
  * per principal and per tool, the audit log, and per-principal upstream credentials (one upstream connection
  * per principal: A's token never reaches the upstream on B's behalf).
  */
+import { join } from 'node:path';
 import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerAuth } from '../../src/auth/server/bearer.js';
@@ -15,6 +16,8 @@ import { FORBIDDEN } from '../../src/gateway/forward.js';
 import { type GatewayAuditEntry, RATE_LIMITED } from '../../src/gateway/governance.js';
 import type { Listening } from '../../src/server/http.js';
 import { McpServer } from '../../src/server/server.js';
+import { TasksClient, withTasksCapability } from '../../src/extensions/tasks/index.js';
+import { FIXTURES } from '../client/helpers.js';
 import { type Running, lab, startGateway, textOf } from './support.js';
 
 const ISSUER = 'https://issuer.test';
@@ -75,10 +78,11 @@ beforeAll(async () => {
       alpha: lab('alpha'),
       // The gateway's own token lists the tools; each caller's call carries the caller's token.
       vault: { url: vault.listening.url, headers: { authorization: 'Bearer up-gateway' } },
+      jobs: { command: process.execPath, args: [join(FIXTURES, 'tasks-server.mjs'), '--stdio'] },
     },
     {
       policies: [
-        { principals: ['alice'], tools: { allow: ['alpha__search', 'vault__*'] } },
+        { principals: ['alice'], tools: { allow: ['alpha__search', 'vault__*', 'jobs__render'] } },
         { principals: ['bob', 'carol'], tools: { deny: ['alpha__crash'] } },
       ],
       rateLimits: {
@@ -112,6 +116,13 @@ afterAll(async () => {
   await vault?.listening.close();
 });
 
+const asWithTasks = async (subject: string): Promise<McpClient> =>
+  running.connect({
+    protocolVersion: '2026-07-28',
+    capabilities: withTasksCapability({}),
+    headers: { authorization: `Bearer ${await token(subject)}` },
+  });
+
 const as = async (subject: string): Promise<McpClient> =>
   running.connect({ headers: { authorization: `Bearer ${await token(subject)}` } });
 
@@ -130,7 +141,7 @@ describe('downstream auth', () => {
 describe('per-principal tool authorization', () => {
   it('lists only the tools a principal may use', async () => {
     const alice = (await (await as('alice')).listTools()).map((t) => t.name).sort();
-    expect(alice).toEqual(['alpha__search', 'vault__whoami']);
+    expect(alice).toEqual(['alpha__search', 'jobs__render', 'vault__whoami']);
     const bob = (await (await as('bob')).listTools()).map((t) => t.name);
     expect(bob).toContain('alpha__wait');
     expect(bob).not.toContain('alpha__crash');
@@ -193,5 +204,19 @@ describe('per-principal upstream credentials', () => {
     expect(error).toBeInstanceOf(RpcError);
     expect((error as RpcError).message).toMatch(/no upstream credentials for this principal on server vault/);
     expect(vault.seen.slice(before)).toEqual([]);
+  });
+});
+
+describe('tasks per principal', () => {
+  it("never shows one principal's task to another", async () => {
+    const [alice, bob] = await Promise.all([asWithTasks('alice'), asWithTasks('bob')]);
+    const tasks = new TasksClient(alice, { pollIntervalMs: 20 });
+    const started = await tasks.start({ name: 'jobs__render', arguments: { ms: 200 } });
+    const taskId = 'task' in started ? started.task.taskId : '';
+    expect(taskId).toMatch(/^jobs__/);
+    const error = await bob.request('tasks/get', { taskId }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcError);
+    expect((error as RpcError).message).toBe('Unknown task');
+    expect(textOf(await tasks.wait(taskId))).toBe('rendered in 200 ms (task)');
   });
 });
