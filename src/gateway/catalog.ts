@@ -313,10 +313,14 @@ function withoutUndefined<T extends object>(value: T): T {
 export class Mirror {
   readonly #handles = new Map<string, { fingerprint: string; handle: RegisteredHandle<unknown> }>();
 
+  readonly #logger: Logger;
+
   constructor(
     readonly server: McpServer,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.#logger = logger;
+  }
 
   apply(desired: readonly Desired[]): void {
     const wanted = new Map(desired.map((item) => [item.key, item]));
@@ -332,7 +336,7 @@ export class Mirror {
         this.#handles.set(item.key, { fingerprint: item.fingerprint, handle: item.register(this.server) });
       } catch (error) {
         // One upstream entry the gateway cannot serve (a schema it cannot compile, a bad URI) is left out.
-        this.logger.warn(`left out ${item.key.replace('\u0000', ' ')}`, error);
+        this.#logger.warn(`left out ${item.key.replace('\u0000', ' ')}`, error);
       }
     }
   }

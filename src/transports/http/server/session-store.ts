@@ -5,6 +5,7 @@
  * `EventStore`, so a client resuming with `Last-Event-ID` on another instance receives what it missed.
  */
 import type { JSONObject } from '../../../mcp/types.js';
+import { isRecord } from '../../../util/record.js';
 
 /** What a session carries from its initialize: enough for another instance to serve its next request. */
 export interface SessionRecord {
@@ -66,10 +67,9 @@ export interface EventStore {
 
 /** A SessionRecord from stored bytes: undefined for anything that is not one. */
 export function readSessionRecord(value: unknown): SessionRecord | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const raw = value as Record<string, unknown>;
-  const object = (field: unknown): field is JSONObject =>
-    typeof field === 'object' && field !== null && !Array.isArray(field);
+  if (!isRecord(value)) return undefined;
+  const raw = value;
+  const object = (field: unknown): field is JSONObject => isRecord(field);
   if (typeof raw.protocolVersion !== 'string' || !object(raw.clientCapabilities)) return undefined;
   const record: { -readonly [K in keyof SessionRecord]: SessionRecord[K] } = {
     protocolVersion: raw.protocolVersion,

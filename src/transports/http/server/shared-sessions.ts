@@ -11,6 +11,7 @@ import { MAX_RECORD_SUBSCRIPTIONS, type SessionRecord, type SessionStore } from 
 import { StreamableSessionTransport } from './session-transport.js';
 import type { SessionRegistry } from './sessions.js';
 import type { HttpMcpServer, ServerSessionHandle } from './types.js';
+import { isRecord } from '../../../util/record.js';
 
 export interface SharedSessionEntry {
   readonly transport: StreamableSessionTransport;
@@ -59,12 +60,10 @@ export class SharedSessions {
     const caps = params.capabilities;
     const record: { -readonly [K in keyof SessionRecord]: SessionRecord[K] } = {
       protocolVersion: version,
-      clientCapabilities:
-        typeof caps === 'object' && caps !== null && !Array.isArray(caps) ? (caps as JSONObject) : {},
+      clientCapabilities: isRecord(caps) ? (caps as JSONObject) : {},
     };
     const info = params.clientInfo;
-    if (typeof info === 'object' && info !== null && !Array.isArray(info))
-      record.clientInfo = info as JSONObject;
+    if (isRecord(info)) record.clientInfo = info as JSONObject;
     if (principal !== undefined) record.principal = principal;
     this.#touched.set(sessionId, Date.now());
     this.#hold(sessionId, record);
