@@ -43,6 +43,8 @@ export interface HostClient {
       clientCapabilities?: ClientCapabilities;
       /** Answers this call's MRTR input requests instead of the client's handlers. */
       handlers?: ClientHandlers;
+      /** W3C trace context (`_meta.traceparent`). */
+      traceparent?: string;
     },
   ): Promise<CallToolResult>;
   listResources(options?: { signal?: AbortSignal }): Promise<Resource[]>;

@@ -104,6 +104,8 @@ export interface CallToolOptions {
   readonly clientCapabilities?: ClientCapabilities;
   /** Answers this call's MRTR input requests instead of the host's handlers (a gateway's caller). */
   readonly handlers?: ClientHandlers;
+  /** W3C trace context for this call (`_meta.traceparent`): a gateway carries its caller's across the hop. */
+  readonly traceparent?: string;
 }
 
 export class McpHost {
@@ -301,7 +303,7 @@ export class McpHost {
     timeoutMs: number | undefined,
     options: CallToolOptions,
   ): Promise<CallToolResult> {
-    const { signal, onprogress, clientCapabilities, handlers } = options;
+    const { signal, onprogress, clientCapabilities, handlers, traceparent } = options;
     if (tool.kind === 'resource') {
       const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
       return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
@@ -321,6 +323,7 @@ export class McpHost {
         ...(onprogress ? { onprogress } : {}),
         ...(clientCapabilities ? { clientCapabilities } : {}),
         ...(handlers ? { handlers } : {}),
+        ...(traceparent ? { traceparent } : {}),
       },
     );
   }
