@@ -69,6 +69,8 @@ export interface ToolCallOptions {
   readonly clientCapabilities?: ClientCapabilities;
   /** Answers this call's MRTR input requests instead of the client's handlers. */
   readonly handlers?: ClientHandlers;
+  /** W3C trace context (`_meta.traceparent`): a gateway carries its caller's across the hop. */
+  readonly traceparent?: string;
 }
 
 /** A tool call the server runs as a task (SEP-2663): each status it goes through. */

@@ -77,6 +77,7 @@ export class Forwarder {
           signal: exchange.controller.signal,
           clientCapabilities: context.clientCapabilities,
           handlers: exchange.handlers,
+          ...traceOf(context),
           ...(wantsProgress
             ? { onprogress: (p: Parameters<Exchange['progress']>[0]) => exchange.progress(p) }
             : {}),
@@ -113,6 +114,7 @@ export class Forwarder {
             signal: exchange.controller.signal,
             clientCapabilities: context.clientCapabilities,
             handlers: exchange.handlers,
+            ...traceOf(context),
           },
         ),
       ),
@@ -130,6 +132,7 @@ export class Forwarder {
             signal: exchange.controller.signal,
             clientCapabilities: context.clientCapabilities,
             handlers: exchange.handlers,
+            ...traceOf(context),
           },
         ),
       ),
@@ -284,6 +287,15 @@ export class Forwarder {
       .then(() => sink(entry))
       .catch((failure: unknown) => this.#deps.logger.warn('audit sink failed', failure));
   }
+}
+
+/** W3C Trace Context `traceparent` (version 00): only a well-formed one is carried upstream. */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The caller's trace context, for the upstream request: one trace across the hop. */
+function traceOf(context: HandlerContext): { traceparent?: string } {
+  const traceparent = context.meta?.traceparent;
+  return typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { traceparent } : {};
 }
 
 function upstreamFailure(server: string, error: unknown): string {

@@ -1,7 +1,7 @@
 /**
  * resources/updated through the gateway: an upstream's update reaches the callers subscribed to that resource,
  * under the URI the gateway serves it at: resources/subscribe on a handshake session, a subscriptions/listen
- * stream on 2026-07-28.
+ * stream on 2026-07-28. And the caller's W3C trace context, carried across the hop.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listening } from '../../src/server/http.js';
@@ -22,6 +22,9 @@ beforeAll(async () => {
     server.notifyResourceUpdated('notes://today');
     return { content: [{ type: 'text', text: `revision ${revision}` }] };
   });
+  server.registerTool('trace', { description: 'The trace context this call carried' }, (_args, ctx) => ({
+    content: [{ type: 'text', text: String(ctx.meta?.traceparent ?? 'none') }],
+  }));
   upstream = await server.listen();
   running = await startGateway({ notes: { url: upstream.url } });
 }, 60_000);
@@ -54,5 +57,19 @@ describe.each(['2025-11-25', '2026-07-28'])('a %s caller subscribed to a resourc
     } finally {
       await subscription.close();
     }
+  });
+});
+
+describe.each(['2025-11-25', '2026-07-28'])('a %s caller with a trace context', (protocolVersion) => {
+  it('has it carried to the upstream request (one trace across the hop)', async () => {
+    const client = await running.connect({ protocolVersion });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const result = await client.callTool({ name: 'notes__trace', arguments: {} }, { traceparent });
+    expect(result.content).toEqual([{ type: 'text', text: traceparent }]);
+    const junk = await client.callTool(
+      { name: 'notes__trace', arguments: {} },
+      { traceparent: 'not-a-trace' },
+    );
+    expect(junk.content).toEqual([{ type: 'text', text: 'none' }]);
   });
 });
