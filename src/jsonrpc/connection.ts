@@ -66,6 +66,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (pending) this.#cancelOutgoing(id, cancelledError(pending.method, signal.reason), signal.reason);
   });
   #fallbackRequestHandler: ((method: string) => RequestHandler<Outgoing> | undefined) | undefined;
+  /** The requests handed to the transport whose send promise has not settled yet, if they share one. */
+  #sendBatch: { readonly sent: Promise<void>; readonly ids: RequestId[] } | undefined;
   #nextId = 1;
   #closed: LocalError | undefined;
   #closing: Promise<void> | undefined;
@@ -147,11 +149,36 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
       if (signal) this.#signals.add(signal, id);
       const sendOptions =
         options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
-      this.#transport.send(message, sendOptions).catch((error: unknown) => {
-        if (this.#settle(id))
-          reject(new LocalError('transport_error', `failed to send ${method}`, { cause: error }));
-      });
+      this.#watchSend(this.#transport.send(message, sendOptions), id);
     });
+  }
+
+  /**
+   * Fails the request if its send fails. A transport that batches (stdio: one write per tick) returns one
+   * promise for the whole batch: the requests of a batch share one reaction instead of one each.
+   */
+  #watchSend(sent: Promise<void>, id: RequestId): void {
+    const batch = this.#sendBatch;
+    if (batch !== undefined && batch.sent === sent) {
+      batch.ids.push(id);
+      return;
+    }
+    const fresh = { sent, ids: [id] };
+    this.#sendBatch = fresh;
+    sent.then(
+      () => {
+        if (this.#sendBatch === fresh) this.#sendBatch = undefined;
+      },
+      (error: unknown) => {
+        if (this.#sendBatch === fresh) this.#sendBatch = undefined;
+        for (const failed of fresh.ids) {
+          const pending = this.#settle(failed);
+          pending?.reject(
+            new LocalError('transport_error', `failed to send ${pending.method}`, { cause: error }),
+          );
+        }
+      },
+    );
   }
 
   notify(method: string, params?: Params, options?: SendOptions): Promise<void> {

@@ -29,6 +29,8 @@ export class DualEraChannel implements Transport {
   readonly #inner: Transport;
   readonly #target: DualEraTarget;
   readonly #inflight = new Map<RequestId, InflightRequest>();
+  /** The send promise of the latest response, until it settles. */
+  #lastSent: Promise<void> | undefined;
   #closed = false;
 
   constructor(inner: Transport, target: DualEraTarget) {
@@ -104,9 +106,24 @@ export class DualEraChannel implements Transport {
     );
   }
 
+  /**
+   * A failed send is reported, once per write: the stdio writer returns one promise for a tick's batch, which
+   * the responses of that batch share instead of adding a reaction each.
+   */
   readonly #sendQuietly = (message: JSONRPCMessage): void => {
     if (this.#closed) return;
-    this.#inner.send(message).catch((error: unknown) => this.onerror?.(error as Error));
+    const sent = this.#inner.send(message);
+    if (sent === this.#lastSent) return;
+    this.#lastSent = sent;
+    sent.then(
+      () => {
+        if (this.#lastSent === sent) this.#lastSent = undefined;
+      },
+      (error: unknown) => {
+        if (this.#lastSent === sent) this.#lastSent = undefined;
+        this.onerror?.(error as Error);
+      },
+    );
   };
 
   #onInnerClose(reason: Error | undefined): void {

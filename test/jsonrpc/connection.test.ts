@@ -1,8 +1,10 @@
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection, LocalError, RpcError } from '../../src/jsonrpc/index.js';
 import type { JSONRPCMessage } from '../../src/jsonrpc/index.js';
 import { mcpHooks } from '../../src/mcp/index.js';
 import { InMemoryTransport } from '../../src/transports/memory/index.js';
+import { StdioServerTransport } from '../../src/transports/stdio/index.js';
 import { expectValid, messageDefName } from '../support/schema.js';
 
 /** A raw peer: the test sees every message the connection writes and can answer anything, valid or not. */
@@ -296,4 +298,34 @@ describe('Connection: no leaks', () => {
     await client.close();
     expect(client.stats).toEqual({ pending: 0, incoming: 0 });
   }, 60_000);
+});
+
+describe('Connection: requests whose send fails', () => {
+  it('fails every request of a batched write that never went out, each naming its method', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const connection = new Connection(new StdioServerTransport({ stdin, stdout }), { hooks: mcpHooks });
+    open.push(connection);
+    await connection.start();
+    // Sent in one tick: one write for all three, which fails as the stream is gone before it happens.
+    const sent = ['ping', 'tools/list', 'prompts/list'].map((method) =>
+      connection.request(method).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    stdout.destroy();
+    const errors = await Promise.all(sent);
+    expect(errors.map((error) => (error as LocalError).code)).toEqual([
+      'transport_error',
+      'transport_error',
+      'transport_error',
+    ]);
+    expect(errors.map((error) => (error as LocalError).message)).toEqual([
+      'failed to send ping',
+      'failed to send tools/list',
+      'failed to send prompts/list',
+    ]);
+    expect(connection.stats.pending).toBe(0);
+  });
 });
