@@ -9,13 +9,9 @@
 import type { McpHost } from '../agent/host.js';
 import type { McpClient } from '../client/client.js';
 import { invalidParams } from '../mcp/errors.js';
-import type { ClientCapabilities, Implementation, JSONObject, LoggingLevel } from '../mcp/types.js';
-import type { RequestId } from '../jsonrpc/messages.js';
-import type { MessageExtra } from '../jsonrpc/transport.js';
-import type { Era } from '../mcp/revisions.js';
-import type { RequestScope } from '../server/context.js';
+import type { JSONObject } from '../mcp/types.js';
+import { DerivedScope, type RequestScope } from '../server/context.js';
 import { type ServerExtension, declaresExtension } from '../server/extension.js';
-import type { InputBackend } from '../server/input.js';
 import type { HandlerContext, TaskContext } from '../server/types.js';
 import { isRecord } from '../util/record.js';
 
@@ -48,42 +44,12 @@ export class RelayedTask implements TaskContext {
 }
 
 /** The request's scope with the relay's marker as its task context. */
-class RelayScope implements RequestScope {
-  readonly era: Era;
-  readonly protocolVersion: string;
-  readonly requestId: RequestId;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  readonly extra: MessageExtra | undefined;
-  readonly meta: JSONObject | undefined;
-  readonly logLevel: LoggingLevel | 'all' | undefined;
-  readonly inputRound: number;
-  readonly input: InputBackend;
-  readonly #request: RequestScope;
-
+class RelayScope extends DerivedScope {
   constructor(
     request: RequestScope,
     readonly task: RelayedTask,
   ) {
-    this.#request = request;
-    this.era = request.era;
-    this.protocolVersion = request.protocolVersion;
-    this.requestId = request.requestId;
-    this.clientCapabilities = request.clientCapabilities;
-    this.clientInfo = request.clientInfo;
-    this.extra = request.extra;
-    this.meta = request.meta;
-    this.logLevel = request.logLevel;
-    this.inputRound = request.inputRound;
-    this.input = request.input;
-  }
-
-  get signal(): AbortSignal {
-    return this.#request.signal;
-  }
-
-  notify(method: string, params: JSONObject): Promise<void> {
-    return this.#request.notify(method, params);
+    super(request);
   }
 }
 

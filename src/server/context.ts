@@ -38,6 +38,48 @@ export interface RequestScope {
   notify(method: string, params: JSONObject): Promise<void>;
 }
 
+/**
+ * A request's scope with some members replaced (its task context, its input backend, its signal): everything
+ * else reads through to the request's own. Subclasses override `signal` or `notify` and call `super` for the
+ * request's behaviour.
+ */
+export abstract class DerivedScope implements RequestScope {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly requestId: RequestId;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly clientInfo: Implementation | undefined;
+  readonly extra: MessageExtra | undefined;
+  readonly meta: JSONObject | undefined;
+  readonly logLevel: LoggingLevel | 'all' | undefined;
+  readonly inputRound: number;
+  readonly input: InputBackend;
+  abstract readonly task: TaskContext;
+  readonly #request: RequestScope;
+
+  constructor(request: RequestScope, input: InputBackend = request.input) {
+    this.#request = request;
+    this.era = request.era;
+    this.protocolVersion = request.protocolVersion;
+    this.requestId = request.requestId;
+    this.clientCapabilities = request.clientCapabilities;
+    this.clientInfo = request.clientInfo;
+    this.extra = request.extra;
+    this.meta = request.meta;
+    this.logLevel = request.logLevel;
+    this.inputRound = request.inputRound;
+    this.input = input;
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+
+  notify(method: string, params: JSONObject): Promise<void> {
+    return this.#request.notify(method, params);
+  }
+}
+
 type InputMethod = InputRequest['method'];
 
 /** The default `inputRequests` key of each method: its short name and the call's ordinal. */
