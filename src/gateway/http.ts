@@ -4,9 +4,9 @@
  * `/healthz` (the process is up) and `/readyz` (every required upstream is ready: 200, else 503).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { HttpAuthGuard } from '../transports/http/server/auth.js';
 import { createNodeHandler, type NodeHandler } from '../server/http.js';
+import { bindHandler } from '../server/listen.js';
 import type { HttpServerOptions } from '../transports/http/server/options.js';
 import type { Gateway } from './gateway.js';
 
@@ -88,48 +88,20 @@ export async function listenGateway(
   options: GatewayListenOptions = {},
 ): Promise<GatewayListening> {
   const { port = 0, host = '127.0.0.1', auth, ...rest } = options;
-  const { createServer } = await import('node:http');
-  const httpServer = createServer();
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(port, host, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
-  const address = httpServer.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const origin = `http://${hostPart}:${address.port}`;
-  const url = `${origin}/mcp`;
-  let handler: NodeHandler;
-  try {
-    handler = gatewayNodeHandler(gateway, {
+  const bound = await bindHandler(host, port, (origin, hostPart) =>
+    gatewayNodeHandler(gateway, {
       ...rest,
       ...(rest.allowedHosts === undefined && !['127.0.0.1', 'localhost', '::1'].includes(host)
         ? { allowedHosts: ['localhost', '127.0.0.1', '[::1]', hostPart] }
         : {}),
-      ...(auth === undefined ? {} : { auth: typeof auth === 'function' ? auth(url) : auth }),
-    });
-  } catch (error) {
-    httpServer.close();
-    throw error;
-  }
-  httpServer.on('request', handler);
-  let closing: Promise<void> | undefined;
+      ...(auth === undefined ? {} : { auth: typeof auth === 'function' ? auth(`${origin}/mcp`) : auth }),
+    }),
+  );
   return {
-    url,
-    port: address.port,
-    urlOf: (group) => `${origin}/mcp/${encodeURIComponent(group)}`,
-    close() {
-      closing ??= (async () => {
-        await handler.close();
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => resolve());
-          httpServer.closeAllConnections();
-        });
-      })();
-      return closing;
-    },
+    url: `${bound.origin}/mcp`,
+    port: bound.port,
+    urlOf: (group) => `${bound.origin}/mcp/${encodeURIComponent(group)}`,
+    close: bound.close,
   };
 }
 

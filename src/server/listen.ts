@@ -46,15 +46,26 @@ function hostsFor(
   return [...LOCALHOST_NAMES, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host];
 }
 
-/** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */
-export async function listenOn(server: HttpMcpServer, options: ListenOptions = {}): Promise<Listening> {
-  const { port = 0, host = '127.0.0.1', path = '/mcp', auth, ...rest } = options;
-  // Loaded here, not at the top: this module also exports the fetch form, which must load where node:http is absent;
-  // and a stdio server loads no HTTP code at all.
-  const [{ createServer }, { createNodeHandler }] = await Promise.all([
-    import('node:http'),
-    loadHttpTransport(),
-  ]);
+/** A node:http server bound to an address and serving one handler. */
+export interface BoundHandler {
+  readonly httpServer: Server;
+  readonly port: number;
+  /** The bound address as a URL origin, e.g. http://127.0.0.1:3000 (IPv6 in brackets). */
+  readonly origin: string;
+  /** Closes the handler (its sessions), then open connections, then stops listening; once. */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds to `host:port`, then makes the handler from the bound address (a server on port 0 learns its URL only
+ * then). A handler that fails to build releases the port before the error propagates.
+ */
+export async function bindHandler(
+  host: string,
+  port: number,
+  handlerFor: (origin: string, hostPart: string) => NodeHandler,
+): Promise<BoundHandler> {
+  const { createServer } = await import('node:http');
   const httpServer = createServer();
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -65,16 +76,11 @@ export async function listenOn(server: HttpMcpServer, options: ListenOptions = {
   });
   const address = httpServer.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${hostPart}:${address.port}${path}`;
+  const origin = `http://${hostPart}:${address.port}`;
   // Bound before the handler exists: no request is read until 'request' has its listener, later in this tick.
   let handler: NodeHandler;
   try {
-    handler = createNodeHandler(server, {
-      ...rest,
-      path,
-      allowedHosts: hostsFor(host, rest.allowedHosts),
-      ...(auth === undefined ? {} : { auth: typeof auth === 'function' ? auth(url) : auth }),
-    });
+    handler = handlerFor(origin, hostPart);
   } catch (error) {
     httpServer.close();
     throw error;
@@ -82,9 +88,9 @@ export async function listenOn(server: HttpMcpServer, options: ListenOptions = {
   httpServer.on('request', handler);
   let closing: Promise<void> | undefined;
   return {
-    url,
-    port: address.port,
     httpServer,
+    port: address.port,
+    origin,
     close() {
       closing ??= (async () => {
         await handler.close();
@@ -95,5 +101,28 @@ export async function listenOn(server: HttpMcpServer, options: ListenOptions = {
       })();
       return closing;
     },
+  };
+}
+
+/** Serves an MCP server over Streamable HTTP (both eras) and HTTP+SSE on node:http. */
+export async function listenOn(server: HttpMcpServer, options: ListenOptions = {}): Promise<Listening> {
+  const { port = 0, host = '127.0.0.1', path = '/mcp', auth, ...rest } = options;
+  // Loaded here, not at the top: this module also exports the fetch form, which must load where node:http is absent;
+  // and a stdio server loads no HTTP code at all.
+  const { createNodeHandler } = await loadHttpTransport();
+  const bound = await bindHandler(host, port, (origin) => {
+    const url = `${origin}${path}`;
+    return createNodeHandler(server, {
+      ...rest,
+      path,
+      allowedHosts: hostsFor(host, rest.allowedHosts),
+      ...(auth === undefined ? {} : { auth: typeof auth === 'function' ? auth(url) : auth }),
+    });
+  });
+  return {
+    url: `${bound.origin}${path}`,
+    port: bound.port,
+    httpServer: bound.httpServer,
+    close: bound.close,
   };
 }
