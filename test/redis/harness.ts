@@ -192,3 +192,39 @@ export async function startBalancer(instances: readonly Instance[]): Promise<str
   }
   throw new Error('haproxy did not start');
 }
+
+export interface Cluster {
+  readonly redis: RedisProcess;
+  readonly instances: readonly [Instance, Instance, Instance];
+  /** The balanced MCP URL. */
+  readonly balanced: string;
+}
+
+/** A redis-server and instances A, B and C sharing it, behind haproxy. */
+export async function startCluster(options: { persistent?: boolean } = {}): Promise<Cluster> {
+  const redis = await startRedis(options);
+  const started = await Promise.all(['A', 'B', 'C'].map((name) => startInstance(name, redis.port)));
+  const instances = started as [Instance, Instance, Instance];
+  return { redis, instances, balanced: await startBalancer(instances) };
+}
+
+export interface UntilOptions {
+  /** Default 10 s. */
+  timeoutMs?: number;
+  /** Default 25 ms. */
+  intervalMs?: number;
+  /** A probe that throws counts as not yet (while Redis restarts, calls fail); default false: it fails the wait. */
+  retryOnError?: boolean;
+}
+
+/** Polls `probe` until it yields a value. */
+export async function until<T>(probe: () => Promise<T | undefined>, options: UntilOptions = {}): Promise<T> {
+  const { timeoutMs = 10_000, intervalMs = 25, retryOnError = false } = options;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await (retryOnError ? probe().catch(() => undefined) : probe());
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -11,10 +11,9 @@ import {
   NO_REDIS,
   REDIS_SERVER,
   type RedisProcess,
-  startBalancer,
-  startInstance,
-  startRedis,
+  startCluster,
   stopAll,
+  until,
 } from './harness.js';
 import { LegacySession, type SseStream, listen, modernCall, textOf } from './wire.js';
 
@@ -24,14 +23,9 @@ let b: Instance;
 let c: Instance;
 let balanced: string;
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Calls fail while Redis restarts: a probe that throws is tried again, for a little longer. */
+function recovered<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  return until(probe, { timeoutMs: 15_000, intervalMs: 50, retryOnError: true });
 }
 
 async function heapUsed(instance: Instance): Promise<number> {
@@ -43,10 +37,11 @@ if (!REDIS_SERVER) console.warn(`skipping test/redis/resilience.test.ts: ${NO_RE
 
 describe.skipIf(!REDIS_SERVER)('shared state under stress', () => {
   beforeAll(async () => {
-    redis = await startRedis({ persistent: true });
-    const started = await Promise.all(['A', 'B', 'C'].map((name) => startInstance(name, redis.port)));
-    [a, b, c] = started as [Instance, Instance, Instance];
-    balanced = await startBalancer([a, b, c]);
+    ({
+      redis,
+      instances: [a, b, c],
+      balanced,
+    } = await startCluster({ persistent: true }));
   }, 60_000);
 
   afterAll(() => stopAll());
@@ -95,7 +90,7 @@ describe.skipIf(!REDIS_SERVER)('shared state under stress', () => {
     });
     await redis.start();
     // Once the instances are back on Redis, a notify on A reaches B's stream again, on the same subscription.
-    await until(async () => {
+    await recovered(async () => {
       await modernCall(a.url, 'tools/call', { name: 'notify', arguments: { uri: 'file:///r' } });
       await new Promise((resolve) => setTimeout(resolve, 100));
       return stream.events.length > 1 ? true : undefined;
@@ -113,13 +108,13 @@ describe.skipIf(!REDIS_SERVER)('shared state under stress', () => {
     // The task outlived the restart (append-only file) and still reaches the handler running on A.
     await using clientC = await McpClient.connect(c.url, { capabilities });
     const tasks = new TasksClient(clientC);
-    const asking = await until(async () => {
+    const asking = await recovered(async () => {
       const task = await tasks.get(taskId);
       return task.status === 'input_required' ? task : undefined;
     });
     const [key] = Object.keys(asking.inputRequests ?? {});
     await tasks.update(taskId, { [key as string]: { action: 'accept', content: { name: 'Barbara' } } });
-    const done = await until(async () => {
+    const done = await recovered(async () => {
       const task = await tasks.get(taskId);
       return task.status === 'completed' ? task : undefined;
     });
@@ -160,7 +155,7 @@ describe.skipIf(!REDIS_SERVER)('shared state under stress', () => {
     }
     for (const stream of streams) stream.close();
     // Closed streams leave nothing behind: the heap comes back to where it was (a few MB of slack).
-    const released = await until(async () => {
+    const released = await recovered(async () => {
       const heap = await heapUsed(b);
       return heap - before < 3 * 1024 * 1024 ? heap : undefined;
     });

@@ -16,10 +16,10 @@ import {
   REDIS_SERVER,
   type RedisProcess,
   kill,
-  startBalancer,
+  startCluster,
   startInstance,
-  startRedis,
   stopAll,
+  until,
 } from './harness.js';
 import { LegacySession, SUBSCRIPTION_ID, listen, modernCall, textOf } from './wire.js';
 
@@ -30,24 +30,15 @@ let c: Instance;
 let balanced: string;
 let inspect: Redis;
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 if (!REDIS_SERVER) console.warn(`skipping test/redis/scale-out.test.ts: ${NO_REDIS}`);
 
 describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind haproxy)', () => {
   beforeAll(async () => {
-    redis = await startRedis();
-    const started = await Promise.all(['A', 'B', 'C'].map((name) => startInstance(name, redis.port)));
-    [a, b, c] = started as [Instance, Instance, Instance];
-    balanced = await startBalancer([a, b, c]);
+    ({
+      redis,
+      instances: [a, b, c],
+      balanced,
+    } = await startCluster());
     inspect = new Redis({ port: redis.port, host: '127.0.0.1' });
   }, 60_000);
 
