@@ -22,6 +22,18 @@ function display(mode: ActivityMode) {
   return { activity, read: () => text };
 }
 
+/** A dialogue held open until `release` is called; `open` settles once the activity has let it end. */
+function openDialogue(activity: Activity): { open: Promise<void>; release: () => void } {
+  let release: () => void = () => undefined;
+  const open = activity.dialogue(
+    () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+  );
+  return { open, release: () => release() };
+}
+
 describe('plain lines (not a terminal)', () => {
   it('one line per step, progress at most once a second unless its message changes', () => {
     const { activity, read } = display('plain');
@@ -52,13 +64,7 @@ describe('plain lines (not a terminal)', () => {
 
   it('holds every line while a dialogue is open and while an answer streams, then prints them in order', async () => {
     const { activity, read } = display('plain');
-    let release: () => void = () => undefined;
-    const open = activity.dialogue(
-      () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
-        }),
-    );
+    const { open, release } = openDialogue(activity);
     activity.line('[fs] warning: slow disk');
     activity.wait('c', 'waiting for approval: fs__write');
     expect(read()).toBe('');
@@ -74,13 +80,7 @@ describe('plain lines (not a terminal)', () => {
 
   it('keeps at most 500 lines while a question is open, and says how many it dropped', async () => {
     const { activity, read } = display('plain');
-    let release: () => void = () => undefined;
-    const open = activity.dialogue(
-      () =>
-        new Promise<void>((resolve) => {
-          release = resolve;
-        }),
-    );
+    const { open, release } = openDialogue(activity);
     for (let i = 0; i < 600; i++) activity.line(`[chatty] info: line ${i}`);
     release();
     await open;
