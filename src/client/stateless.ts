@@ -6,13 +6,13 @@
  */
 import type { Connection, Result } from '../jsonrpc/connection.js';
 import { RpcError } from '../jsonrpc/errors.js';
-import { serialisedOnce, serialisedWith } from '../jsonrpc/serialise.js';
+import { serialisedOnce } from '../jsonrpc/serialise.js';
 import { McpErrorCode } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../mcp/methods.js';
 import { statelessVersions } from '../mcp/revisions.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/types.js';
-import { traceMembers, writeTrace } from './trace.js';
+import { writeTrace } from './trace.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { listenWire } from './listen.js';
 import type { ClientEraCodec, SubscriptionWire, WireRequestOptions } from './contracts.js';
@@ -117,11 +117,8 @@ export class StatelessCodec implements ClientEraCodec {
     // takes a slow runtime path costing about a microsecond per call.
     const outgoing: Record<string, unknown> = Object.assign({}, params);
     const capabilities = options?.clientCapabilities;
-    if (callerMeta === undefined && !capabilities) {
-      // A traced request (every one, under tracing) keeps the cached text and adds its trace to it.
-      outgoing._meta = options?.traceparent
-        ? serialisedWith(this.#baseMeta, traceMembers(options))
-        : this.#baseMeta;
+    if (callerMeta === undefined && !options?.traceparent && !capabilities) {
+      outgoing._meta = this.#baseMeta;
       return outgoing;
     }
     const meta = this.#buildMeta(callerMeta ?? {}, capabilities);

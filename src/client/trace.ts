@@ -13,13 +13,6 @@ export function writeTrace(meta: Record<string, unknown>, options: WireRequestOp
   if (options.baggage) meta[MetaKey.Baggage] = options.baggage;
 }
 
-/** The `_meta` members of a request's trace, as `writeTrace` writes them (none without a traceparent). */
-export function traceMembers(options: WireRequestOptions): Record<string, string> {
-  const members: Record<string, string> = {};
-  writeTrace(members, options);
-  return members;
-}
-
 /** W3C Trace Context fields of a request (`_meta.traceparent`, `tracestate`, `baggage`). */
 interface TraceFields {
   traceparent?: string | undefined;

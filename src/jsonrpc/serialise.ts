@@ -29,26 +29,6 @@ export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   return copy;
 }
 
-/**
- * A `serialisedOnce` object with string members added (a request's trace beside the client's cached `_meta`):
- * frozen, its text the cached text with the members appended, so the splice still applies and the shared part
- * is not serialised again. Members `base` already has, or a base that is not `serialisedOnce`, make a plain copy.
- */
-export function serialisedWith(
-  base: Readonly<Record<string, unknown>>,
-  members: Readonly<Record<string, string>>,
-): Readonly<Record<string, unknown>> {
-  const text = fragments.get(base);
-  const copy = Object.assign({}, base, members);
-  if (text === undefined) return copy;
-  for (const key in members) if (Object.hasOwn(base, key)) return copy;
-  const added = JSON.stringify(members);
-  if (added === '{}') return base;
-  Object.freeze(copy);
-  fragments.set(copy, text === '{}' ? added : `${text.slice(0, -1)},${added.slice(1)}`);
-  return copy;
-}
-
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const member of Object.values(value)) deepFreeze(member);

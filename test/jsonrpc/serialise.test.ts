@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalError } from '../../src/jsonrpc/errors.js';
-import { serialisedOnce, serialisedWith, stringifyMessage } from '../../src/jsonrpc/serialise.js';
+import { serialisedOnce, stringifyMessage } from '../../src/jsonrpc/serialise.js';
 
 const metaSource = () => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -53,41 +53,5 @@ describe('stringifyMessage with a serialisedOnce _meta', () => {
     params._meta = meta;
     expect(() => stringifyMessage(request(params))).toThrow(LocalError);
     expect(params._meta).toBe(meta);
-  });
-});
-
-describe("serialisedWith: a serialisedOnce _meta with a request's trace added", () => {
-  const trace = {
-    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-    tracestate: 'vendor=a"b',
-  };
-
-  it('writes exactly what JSON.stringify writes, the shared text spliced in', () => {
-    const meta = serialisedWith(serialisedOnce(metaSource()), trace);
-    expect(Object.isFrozen(meta)).toBe(true);
-    expect(meta).toEqual({ ...metaSource(), ...trace });
-    const params: Record<string, unknown> = { name: 'echo', arguments: { text: 'hi' } };
-    params._meta = meta;
-    const message = request(params);
-    expect(stringifyMessage(message)).toBe(JSON.stringify(message));
-  });
-
-  it('adds to an empty base, and gives the base itself when nothing is added', () => {
-    const empty = serialisedOnce({});
-    const traced = request({ name: 'echo', _meta: serialisedWith(empty, trace) });
-    expect(stringifyMessage(traced)).toBe(JSON.stringify(traced));
-    expect(serialisedWith(empty, {})).toBe(empty);
-  });
-
-  it('a member the base has already, or a base never serialised, makes a plain copy', () => {
-    const base = serialisedOnce({ traceparent: 'old', other: 1 });
-    const overriding = serialisedWith(base, { traceparent: trace.traceparent });
-    expect(overriding).toEqual({ traceparent: trace.traceparent, other: 1 });
-    expect(Object.isFrozen(overriding)).toBe(false);
-    const message = request({ name: 'echo', _meta: overriding });
-    expect(JSON.parse(stringifyMessage(message)).params._meta.traceparent).toBe(trace.traceparent);
-    const plain = serialisedWith({ a: 1 }, trace);
-    expect(plain).toEqual({ a: 1, ...trace });
-    expect(Object.isFrozen(plain)).toBe(false);
   });
 });
