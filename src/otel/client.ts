@@ -22,7 +22,7 @@ import {
   targetOf,
   withError,
 } from './conventions.js';
-import { Instruments, type TelemetryOptions, injectSpan } from './instruments.js';
+import { Instruments, type TelemetryOptions, injectTrace } from './instruments.js';
 
 /** mcp.md: Recording MCP transport: `pipe` for stdio, `tcp` under HTTP, with the HTTP server's address. */
 function transportAttributes(link: Link): Attributes {
@@ -119,7 +119,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
         const recorded = contentAttribute(params?.arguments);
         if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
       }
-      const fields = injectSpan(parent, span);
+      const fields = injectTrace(trace.setSpan(parent, span));
       if (fields.traceparent) options = { ...options, ...fields };
     }
     const started = histogram ? performance.now() : 0;

@@ -7,8 +7,6 @@ import {
   type Context,
   type Histogram,
   type MeterProvider,
-  type Span,
-  type SpanContext,
   ProxyTracerProvider,
   ROOT_CONTEXT,
   type Tracer,
@@ -101,39 +99,22 @@ export interface TraceFields {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
 
-/** True while no propagator is registered: the API's no-op one names no fields and injects nothing. */
-function noPropagator(): boolean {
-  return propagation.fields().length === 0;
-}
-
-/** W3C Trace Context (version 00) of a span context: traceparent and, if any, tracestate. */
-function fieldsOf(span: SpanContext): TraceFields {
-  const out: TraceFields = {};
-  if (!isSpanContextValid(span)) return out;
-  const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
-  out.traceparent = `00-${span.traceId}-${span.spanId}-${flags}`;
-  const state = span.traceState?.serialize();
-  if (state) out.tracestate = state;
-  return out;
-}
-
 /**
  * The trace fields of `context`: through the registered propagator (so baggage and the user's own propagation
  * settings apply), else straight from its span context (W3C Trace Context: version 00).
  */
 export function injectTrace(context: Context): TraceFields {
-  if (noPropagator()) {
-    const span = trace.getSpanContext(context);
-    return span ? fieldsOf(span) : {};
-  }
   const fields: Record<string, string> = {};
   propagation.inject(context, fields);
-  let out: TraceFields = {};
+  const out: TraceFields = {};
   if (typeof fields.traceparent === 'string') out.traceparent = fields.traceparent;
   else {
     const span = trace.getSpanContext(context);
-    if (span) out = fieldsOf(span);
-    if (out.traceparent === undefined) return out;
+    if (!span || !isSpanContextValid(span)) return out;
+    const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
+    out.traceparent = `00-${span.traceId}-${span.spanId}-${flags}`;
+    const state = span.traceState?.serialize();
+    if (state) out.tracestate = state;
   }
   if (typeof fields.tracestate === 'string' && fields.tracestate !== '') out.tracestate = fields.tracestate;
   if (typeof fields.baggage === 'string' && fields.baggage !== '') out.baggage = fields.baggage;
@@ -141,43 +122,26 @@ export function injectTrace(context: Context): TraceFields {
 }
 
 /**
- * The trace fields of `span`, a child of `parent`. With no propagator registered nothing but the span's own
- * context is propagated, so no context is made for it: a request under tracing costs one object less.
- */
-export function injectSpan(parent: Context, span: Span): TraceFields {
-  return noPropagator() ? fieldsOf(span.spanContext()) : injectTrace(trace.setSpan(parent, span));
-}
-
-function boundedField(carrier: Readonly<Record<string, unknown>>, key: string): string | undefined {
-  const value = carrier[key];
-  return typeof value === 'string' && value.length <= 8192 ? value : undefined;
-}
-
-/**
  * The remote parent a request carries (`_meta`, else the given headers), through the registered propagator,
  * else parsed as W3C Trace Context. A malformed value is no parent: the span starts a new trace.
  */
 export function extractTrace(carrier: Readonly<Record<string, unknown>>): Context {
-  const traceparent = boundedField(carrier, 'traceparent');
-  if (traceparent === undefined) return ROOT_CONTEXT;
-  const tracestate = boundedField(carrier, 'tracestate');
-  let extracted = ROOT_CONTEXT;
-  if (!noPropagator()) {
-    const fields: Record<string, string> = { traceparent };
-    if (tracestate !== undefined) fields.tracestate = tracestate;
-    const baggage = boundedField(carrier, 'baggage');
-    if (baggage !== undefined) fields.baggage = baggage;
-    extracted = propagation.extract(ROOT_CONTEXT, fields);
-    if (trace.getSpanContext(extracted)) return extracted;
+  const fields: Record<string, string> = {};
+  for (const key of ['traceparent', 'tracestate', 'baggage']) {
+    const value = carrier[key];
+    if (typeof value === 'string' && value.length <= 8192) fields[key] = value;
   }
-  const match = TRACEPARENT.exec(traceparent);
+  if (fields.traceparent === undefined) return ROOT_CONTEXT;
+  const extracted = propagation.extract(ROOT_CONTEXT, fields);
+  if (trace.getSpanContext(extracted)) return extracted;
+  const match = TRACEPARENT.exec(fields.traceparent);
   if (!match || match[1] === 'ff') return extracted;
   const spanContext = {
     traceId: match[2]!,
     spanId: match[3]!,
     traceFlags: Number.parseInt(match[4]!, 16),
     isRemote: true,
-    ...(tracestate ? { traceState: createTraceState(tracestate) } : {}),
+    ...(fields.tracestate ? { traceState: createTraceState(fields.tracestate) } : {}),
   };
   return isSpanContextValid(spanContext) ? trace.setSpanContext(extracted, spanContext) : extracted;
 }
