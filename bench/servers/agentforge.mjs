@@ -19,7 +19,7 @@ const opts = parseServerArgs();
 // --otel=installed|sdk: the tracing hook without an SDK, or with one exporting nowhere (bench/lib/otel.mjs).
 const tracing = opts.otel
   ? (await import('../../dist/otel/index.js')).serverTracing(
-      await (await import('../lib/otel.mjs')).otelOptions(opts.otel),
+      await (await import('../lib/otel.mjs')).otelOptions(opts.otel, { registered: true }),
     )
   : undefined;
 const server = new McpServer(

@@ -119,7 +119,9 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     const method =
       request.method.length > MAX_METHOD_LENGTH ? request.method.slice(0, MAX_METHOD_LENGTH) : request.method;
     const version = protocolVersionOf(request);
-    const overHttp = request.extra?.headers !== undefined;
+    // Asked with `in`, not read: an HTTP exchange builds its Headers object on first read, and the trace is in
+    // `_meta` (so the headers are never needed) for every client that follows the spec.
+    const overHttp = request.extra !== undefined && 'headers' in request.extra;
     const operation = operations.get(
       `${overHttp}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
       () => recordedOperation(method, params, overHttp ? OVER_HTTP : OVER_PIPE, version),
