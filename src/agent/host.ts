@@ -6,7 +6,6 @@ import type { ServerLogs } from './server-logs.js';
 import { LocalError } from '../jsonrpc/errors.js';
 import type {
   CallToolResult,
-  ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
@@ -18,14 +17,12 @@ import type {
   ReadResourceResult,
   Resource,
 } from '../mcp/types.js';
-import type { ClientHandlers } from '../client/types.js';
 import { delay } from '../util/abort.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type {
   ClientEvent,
   Connector,
   HostClient,
-  ProgressListener,
   ServerRequestHandlers,
   TaskUpdate,
   ToolCallOptions,

@@ -1,16 +1,6 @@
 import type { OAuthClientProvider } from '../auth/client/provider.js';
 import type { Transport } from '../jsonrpc/transport.js';
-import type {
-  ClientCapabilities,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
-  Implementation,
-  JSONObject,
-  LoggingLevel,
-  Root,
-} from '../mcp/types.js';
+import type { ClientCapabilities, Implementation, JSONObject, LoggingLevel } from '../mcp/types.js';
 import type { StdioServerParameters } from '../transports/stdio/client.js';
 import type { Logger } from '../util/logger.js';
 import type { ResultCache } from './cache.js';
