@@ -18,8 +18,6 @@ import {
   contentAttribute,
   errorTypeOf,
   isToolError,
-  recordedOperation,
-  targetOf,
   withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, injectTrace } from './instruments.js';
@@ -95,17 +93,13 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
     name: Metric.ClientOperationDuration,
     description: 'The duration of an MCP request or notification as the client observes it',
   });
-  const operations = new OperationCache();
+  const operations = new OperationCache<Link>(transportAttributes);
   return (request, next) => {
     const tracer = instruments.tracer();
     const histogram = instruments.histogram();
     if (tracer === undefined && histogram === undefined) return next(request);
-    const { method, params, link } = request;
-    const version = protocolVersionOf(request);
-    const operation = operations.get(
-      `${link.key}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
-      () => recordedOperation(method, params, transportAttributes(link), version),
-    );
+    const { method, params } = request;
+    const operation = operations.get(request.link, method, params, protocolVersionOf(request));
     let span: Span | undefined;
     let options = request.options;
     if (tracer) {

@@ -137,20 +137,59 @@ export interface RecordedOperation {
 const MAX_OPERATIONS = 512;
 
 /**
- * The recorded operations by method, target, revision and transport: made once, so a request costs a lookup,
- * not a set of attribute objects. Bounded: past the bound (a peer inventing names) each request makes its own.
+ * The recorded operations by scope (the client's link, the server's transport), method, target and revision:
+ * made once, so a request costs a comparison with the last one (a run of calls to one tool, the common case) or
+ * a lookup, not a set of attribute objects. Bounded per scope: past the bound (a peer inventing names) each
+ * request makes its own.
  */
-export class OperationCache {
-  readonly #operations = new Map<string, RecordedOperation>();
+export class OperationCache<Scope extends object> {
+  readonly #byScope = new WeakMap<Scope, Map<string, RecordedOperation>>();
+  readonly #transportOf: (scope: Scope) => Attributes;
+  #last: LastOperation<Scope> | undefined;
 
-  get(key: string, make: () => RecordedOperation): RecordedOperation {
-    let operation = this.#operations.get(key);
-    if (operation === undefined) {
-      operation = make();
-      if (this.#operations.size < MAX_OPERATIONS) this.#operations.set(key, operation);
+  /** `transportOf`: the transport attributes of a scope, asked once per operation made. */
+  constructor(transportOf: (scope: Scope) => Attributes) {
+    this.#transportOf = transportOf;
+  }
+
+  get(
+    scope: Scope,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    version: string,
+  ): RecordedOperation {
+    const target = targetOf(method, params);
+    const last = this.#last;
+    if (
+      last !== undefined &&
+      last.scope === scope &&
+      last.method === method &&
+      last.target === target &&
+      last.version === version
+    )
+      return last.operation;
+    let operations = this.#byScope.get(scope);
+    if (operations === undefined) {
+      operations = new Map();
+      this.#byScope.set(scope, operations);
     }
+    const key = `${method}\n${target ?? ''}\n${version}`;
+    let operation = operations.get(key);
+    if (operation === undefined) {
+      operation = recordedOperation(method, params, this.#transportOf(scope), version);
+      if (operations.size < MAX_OPERATIONS) operations.set(key, operation);
+    }
+    this.#last = { scope, method, target, version, operation };
     return operation;
   }
+}
+
+interface LastOperation<Scope> {
+  readonly scope: Scope;
+  readonly method: string;
+  readonly target: string | undefined;
+  readonly version: string;
+  readonly operation: RecordedOperation;
 }
 
 /** The operation of `method` over a transport described by `transport`, in revision `version`. */

@@ -4,7 +4,16 @@
  * the W3C headers of the HTTP request (mcp.md: Context propagation), and the handler runs in the span's
  * context, so its own spans are children.
  */
-import { type Attributes, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  type Histogram,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  trace,
+} from '@opentelemetry/api';
 import { toWireError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../mcp/types.js';
 import type { IncomingRequest, RequestHook } from '../server/request-hook.js';
@@ -17,8 +26,6 @@ import {
   TOOL_ERROR,
   contentAttribute,
   isToolError,
-  recordedOperation,
-  targetOf,
   withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, extractTrace } from './instruments.js';
@@ -54,14 +61,18 @@ class ServerOperation {
   readonly #metricBase: Attributes;
   readonly #started = performance.now();
 
+  readonly #histogram: Histogram | undefined;
+
   constructor(
     readonly request: IncomingRequest,
     span: Span | undefined,
     metricBase: Attributes,
-    readonly instruments: Instruments,
+    histogram: Histogram | undefined,
+    readonly recordContent: boolean,
   ) {
     this.#span = span;
     this.#metricBase = metricBase;
+    this.#histogram = histogram;
   }
 
   succeeded(result: JSONObject): JSONObject {
@@ -70,7 +81,7 @@ class ServerOperation {
       this.#span?.setAttribute(Attr.ErrorType, TOOL_ERROR);
       this.#span?.setStatus({ code: SpanStatusCode.ERROR, message: TOOL_ERROR });
     }
-    if (this.instruments.recordContent && this.request.method === 'tools/call') {
+    if (this.recordContent && this.request.method === 'tools/call') {
       const recorded = contentAttribute(result);
       if (recorded !== undefined) this.#span?.setAttribute(Attr.GenAiToolCallResult, recorded);
     }
@@ -96,8 +107,7 @@ class ServerOperation {
 
   #end(metricAttributes: Attributes): void {
     this.#span?.end();
-    const duration = (performance.now() - this.#started) / 1000;
-    this.instruments.histogram()?.record(duration, metricAttributes);
+    this.#histogram?.record((performance.now() - this.#started) / 1000, metricAttributes);
   }
 }
 
@@ -110,10 +120,11 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     name: Metric.ServerOperationDuration,
     description: 'The duration of an MCP request or notification as the server observes it',
   });
-  const operations = new OperationCache();
+  const operations = new OperationCache<Attributes>((transport) => transport);
   return (request, handle) => {
     const tracer = instruments.tracer();
-    if (tracer === undefined && instruments.histogram() === undefined) return handle();
+    const histogram = instruments.histogram();
+    if (tracer === undefined && histogram === undefined) return handle();
     const { params } = request;
     // An unknown method reaches the hook too (it is answered -32601): the peer's string, so bounded.
     const method =
@@ -122,12 +133,9 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     // Asked with `in`, not read: an HTTP exchange builds its Headers object on first read, and the trace is in
     // `_meta` (so the headers are never needed) for every client that follows the spec.
     const overHttp = request.extra !== undefined && 'headers' in request.extra;
-    const operation = operations.get(
-      `${overHttp}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
-      () => recordedOperation(method, params, overHttp ? OVER_HTTP : OVER_PIPE, version),
-    );
+    const operation = operations.get(overHttp ? OVER_HTTP : OVER_PIPE, method, params, version);
     let span: Span | undefined;
-    let parent = context.active();
+    let parent: Context | undefined;
     if (tracer) {
       parent = extractTrace(carrierOf(request));
       span = tracer.startSpan(
@@ -143,10 +151,17 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
         if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
       }
     }
-    const tracked = new ServerOperation(request, span, operation.metricAttributes, instruments);
+    const tracked = new ServerOperation(
+      request,
+      span,
+      operation.metricAttributes,
+      histogram,
+      instruments.recordContent,
+    );
     let result: ReturnType<typeof handle>;
     try {
-      result = span ? context.with(trace.setSpan(parent, span), handle) : handle();
+      // The handler's own spans are children of this one: it runs with the span's context active.
+      result = span && parent ? context.with(trace.setSpan(parent, span), handle) : handle();
     } catch (error) {
       return tracked.failed(error);
     }
