@@ -18,6 +18,8 @@ export const Attr = {
   NetworkProtocolName: 'network.protocol.name',
   ServerAddress: 'server.address',
   ServerPort: 'server.port',
+  ClientAddress: 'client.address',
+  ClientPort: 'client.port',
   GenAiOperationName: 'gen_ai.operation.name',
   GenAiToolName: 'gen_ai.tool.name',
   GenAiToolCallId: 'gen_ai.tool.call.id',
@@ -39,6 +41,8 @@ export const Attr = {
 export const Metric = {
   ClientOperationDuration: 'mcp.client.operation.duration',
   ServerOperationDuration: 'mcp.server.operation.duration',
+  ClientSessionDuration: 'mcp.client.session.duration',
+  ServerSessionDuration: 'mcp.server.session.duration',
 } as const;
 
 /** mcp.md: the explicit bucket boundaries advised for both operation-duration histograms, in seconds. */

@@ -16,7 +16,8 @@ import {
 } from '@opentelemetry/api';
 import { toWireError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../mcp/types.js';
-import type { IncomingRequest, RequestHook } from '../server/request-hook.js';
+import type { MessageExtra } from '../jsonrpc/transport.js';
+import type { IncomingRequest, RequestHook, SessionEnd } from '../server/request-hook.js';
 import { isPromise } from '../util/maybe-promise.js';
 import { isRecord } from '../util/record.js';
 import {
@@ -25,6 +26,7 @@ import {
   OperationCache,
   TOOL_ERROR,
   contentAttribute,
+  errorTypeOf,
   isToolError,
   withError,
 } from './conventions.js';
@@ -55,6 +57,42 @@ const MAX_METHOD_LENGTH = 256;
 const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
 const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
 
+/**
+ * mcp.md: Metric `mcp.server.session.duration`: a handshake-era session from its initialize to its close, with
+ * `error.type` when it closed on a failure (the transport's reason), not when either side closed it.
+ */
+function timeSession(
+  instruments: Instruments,
+  session: SessionEnd,
+  transport: Attributes,
+): (result: JSONObject) => void {
+  const started = performance.now();
+  return (result) => {
+    if (timedSessions.has(session)) return;
+    timedSessions.add(session);
+    const version = typeof result.protocolVersion === 'string' ? result.protocolVersion.slice(0, 64) : '';
+    session.onClose((reason) => {
+      const attributes: Attributes = version
+        ? { ...transport, [Attr.McpProtocolVersion]: version }
+        : { ...transport };
+      if (reason.cause !== undefined) attributes[Attr.ErrorType] = errorTypeOf(reason.cause).type;
+      instruments.sessionHistogram()?.record((performance.now() - started) / 1000, attributes);
+    });
+  };
+}
+
+/** Sessions already timed: a second initialize on one session does not time it twice. */
+const timedSessions = new WeakSet<SessionEnd>();
+
+/** mcp.md: Server span: `client.address` and `client.port`, when the request came over a socket. */
+function recordClientAddress(span: Span, extra: MessageExtra | undefined): void {
+  const address = extra?.remoteAddress;
+  if (typeof address !== 'string') return;
+  span.setAttribute(Attr.ClientAddress, address);
+  const port = extra?.remotePort;
+  if (typeof port === 'number') span.setAttribute(Attr.ClientPort, port);
+}
+
 /** Ends the span and records the duration, whatever the outcome; returns what the handler gave. */
 class ServerOperation {
   readonly #span: Span | undefined;
@@ -69,6 +107,8 @@ class ServerOperation {
     metricBase: Attributes,
     histogram: Histogram | undefined,
     readonly recordContent: boolean,
+    /** Runs with an initialize result: the session it opened is timed from here. */
+    readonly initialized?: (result: JSONObject) => void,
   ) {
     this.#span = span;
     this.#metricBase = metricBase;
@@ -86,6 +126,7 @@ class ServerOperation {
       if (recorded !== undefined) this.#span?.setAttribute(Attr.GenAiToolCallResult, recorded);
     }
     this.#end(toolError ? withError(this.#metricBase, TOOL_ERROR, undefined) : this.#metricBase);
+    this.initialized?.(result);
     return result;
   }
 
@@ -116,10 +157,17 @@ class ServerOperation {
  * providers given) it runs the handler and nothing else.
  */
 export function serverTracing(options: TelemetryOptions = {}): RequestHook {
-  const instruments = new Instruments(options, {
-    name: Metric.ServerOperationDuration,
-    description: 'The duration of an MCP request or notification as the server observes it',
-  });
+  const instruments = new Instruments(
+    options,
+    {
+      name: Metric.ServerOperationDuration,
+      description: 'The duration of an MCP request or notification as the server observes it',
+    },
+    {
+      name: Metric.ServerSessionDuration,
+      description: 'The duration of an MCP session as the server observes it',
+    },
+  );
   const operations = new OperationCache<Attributes>((transport) => transport);
   return (request, handle) => {
     const tracer = instruments.tracer();
@@ -133,7 +181,8 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     // Asked with `in`, not read: an HTTP exchange builds its Headers object on first read, and the trace is in
     // `_meta` (so the headers are never needed) for every client that follows the spec.
     const overHttp = request.extra !== undefined && 'headers' in request.extra;
-    const operation = operations.get(overHttp ? OVER_HTTP : OVER_PIPE, method, params, version);
+    const transport = overHttp ? OVER_HTTP : OVER_PIPE;
+    const operation = operations.get(transport, method, params, version);
     let span: Span | undefined;
     let parent: Context | undefined;
     if (tracer) {
@@ -146,6 +195,7 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
       span.setAttribute(Attr.JsonRpcRequestId, String(request.id));
       const sessionId = request.extra?.sessionId;
       if (typeof sessionId === 'string') span.setAttribute(Attr.McpSessionId, sessionId);
+      if (overHttp) recordClientAddress(span, request.extra);
       if (instruments.recordContent && method === 'tools/call') {
         const recorded = contentAttribute(params?.arguments);
         if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
@@ -157,6 +207,9 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
       operation.metricAttributes,
       histogram,
       instruments.recordContent,
+      method === 'initialize' && request.session !== undefined
+        ? timeSession(instruments, request.session, transport)
+        : undefined,
     );
     let result: ReturnType<typeof handle>;
     try {
