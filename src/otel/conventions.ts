@@ -45,6 +45,10 @@ export const Metric = {
   ServerSessionDuration: 'mcp.server.session.duration',
 } as const;
 
+/** mcp.md: Recording MCP transport, on a server: stdio is a pipe; an HTTP request brings its headers. */
+export const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
+export const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
+
 /** mcp.md: the explicit bucket boundaries advised for both operation-duration histograms, in seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 

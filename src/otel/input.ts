@@ -5,12 +5,61 @@
  * the operation". Its parent is the trace the request carries in `_meta`, else the active context (the call
  * that needed the input, for an MRTR round).
  */
-import { type Context, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  type Histogram,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  trace,
+} from '@opentelemetry/api';
 import type { ClientHandlers } from '../client/contracts.js';
 import { Method } from '../mcp/methods.js';
+import type { OutgoingRequestHook } from '../server/request-hook.js';
 import { isRecord } from '../util/record.js';
-import { Attr, Metric, errorTypeOf } from './conventions.js';
-import { Instruments, type TelemetryOptions, extractTrace } from './instruments.js';
+import { Attr, Metric, OVER_HTTP, OVER_PIPE, errorTypeOf, withError } from './conventions.js';
+import { Instruments, type TelemetryOptions, extractTrace, injectTrace } from './instruments.js';
+
+/**
+ * The server side of the same requests on a handshake-era session: a CLIENT span of each, a child of the
+ * handler's SERVER span, its trace written into the request's `_meta` so the client's span (`inputTracing`)
+ * continues it; timed in `mcp.client.operation.duration`.
+ * `new McpServer(info, { aroundRequest: serverTracing(), aroundOutgoingRequest: clientRequestTracing() })`.
+ * (A 2026-07-28 server asks inside its result, MRTR: the tools/call SERVER span covers each round.)
+ */
+export function clientRequestTracing(options: TelemetryOptions = {}): OutgoingRequestHook {
+  const instruments = new Instruments(options, {
+    name: Metric.ClientOperationDuration,
+    description: 'The duration of an MCP request or notification as the client observes it',
+  });
+  return async (request, send) => {
+    const tracer = instruments.tracer();
+    const histogram = instruments.histogram();
+    if (tracer === undefined && histogram === undefined) return send(request.params);
+    const { method, extra, protocolVersion } = request;
+    const overHttp = extra !== undefined && 'headers' in extra;
+    const attributes: Attributes = {
+      [Attr.McpMethodName]: method.slice(0, 256),
+      ...(overHttp ? OVER_HTTP : OVER_PIPE),
+      ...(protocolVersion ? { [Attr.McpProtocolVersion]: protocolVersion } : {}),
+    };
+    let params = request.params;
+    let span: Span | undefined;
+    if (tracer) {
+      const parent = context.active();
+      span = tracer.startSpan(method.slice(0, 256), { kind: SpanKind.CLIENT, attributes }, parent);
+      if (typeof extra?.sessionId === 'string') span.setAttribute(Attr.McpSessionId, extra.sessionId);
+      const fields = injectTrace(trace.setSpan(parent, span));
+      if (fields.traceparent) {
+        const meta = isRecord(params._meta) ? params._meta : {};
+        params = { ...params, _meta: { ...meta, ...fields } };
+      }
+    }
+    return timed(span, histogram, attributes, () => send(params));
+  };
+}
 
 /**
  * The handlers, each answering inside a SERVER span and timed in `mcp.server.operation.duration`:
@@ -48,9 +97,21 @@ async function answer<T>(
     isRecord(meta) && typeof meta.traceparent === 'string' ? extractTrace(meta) : context.active();
   const attributes = { [Attr.McpMethodName]: method };
   const span = tracer?.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
+  return timed(span, histogram, attributes, async () =>
+    span ? context.with(trace.setSpan(parent, span), handle) : handle(),
+  );
+}
+
+/** Runs `run`, ends the span (an error with `error.type` if it threw) and records the duration. */
+async function timed<T>(
+  span: Span | undefined,
+  histogram: Histogram | undefined,
+  attributes: Attributes,
+  run: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   try {
-    const result = span ? await context.with(trace.setSpan(parent, span), handle) : await handle();
+    const result = await run();
     histogram?.record((performance.now() - started) / 1000, attributes);
     return result;
   } catch (error) {
@@ -63,10 +124,10 @@ async function answer<T>(
         message: error instanceof Error ? error.message : failure.type,
       });
     }
-    histogram?.record((performance.now() - started) / 1000, {
-      ...attributes,
-      [Attr.ErrorType]: failure.type,
-    });
+    histogram?.record(
+      (performance.now() - started) / 1000,
+      withError(attributes, failure.type, failure.code),
+    );
     throw error;
   } finally {
     span?.end();

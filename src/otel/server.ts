@@ -23,6 +23,8 @@ import { isRecord } from '../util/record.js';
 import {
   Attr,
   Metric,
+  OVER_HTTP,
+  OVER_PIPE,
   OperationCache,
   TOOL_ERROR,
   contentAttribute,
@@ -52,10 +54,6 @@ function protocolVersionOf(request: IncomingRequest): string {
 }
 
 const MAX_METHOD_LENGTH = 256;
-
-/** mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers. */
-const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
-const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
 
 /**
  * mcp.md: Metric `mcp.server.session.duration`: a handshake-era session from its initialize to its close, with

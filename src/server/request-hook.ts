@@ -24,6 +24,25 @@ export interface IncomingRequest {
   readonly session?: SessionEnd;
 }
 
+/** One request the server makes of the client on a handshake-era session (elicitation, sampling, roots). */
+export interface OutgoingRequest {
+  readonly method: string;
+  readonly params: JSONObject;
+  /** The session's revision. */
+  readonly protocolVersion: string;
+  /** What the transport told of the client request being served (HTTP headers, session id). */
+  readonly extra: MessageExtra | undefined;
+}
+
+/**
+ * Runs around one request to the client: calls `send` once, with the params to send (the same, or a copy with
+ * more `_meta`), and returns (or rethrows) what it gives.
+ */
+export type OutgoingRequestHook = (
+  request: OutgoingRequest,
+  send: (params: JSONObject) => Promise<unknown>,
+) => Promise<unknown>;
+
 /** The end of a handshake-era session: `listener` runs once when it closes, with why it closed. */
 export interface SessionEnd {
   onClose(listener: (reason: LocalError) => void): void;

@@ -225,7 +225,12 @@ class SessionScope implements HandshakeRouteScope {
 
   /** Made on first use: most requests never ask the client for anything. */
   get input(): InputBackend {
-    this.#input ??= sessionInputBackend(this.#context, () => this.session.clientCapabilities);
+    const hook = this.core.aroundOutgoingRequest;
+    this.#input ??= sessionInputBackend(
+      this.#context,
+      () => this.session.clientCapabilities,
+      hook && { hook, protocolVersion: this.protocolVersion, extra: this.extra },
+    );
     return this.#input;
   }
 
