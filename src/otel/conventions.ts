@@ -74,7 +74,10 @@ function stringParam(params: Record<string, unknown> | undefined, key: string): 
   return typeof value === 'string' && value.length > 0 ? value.slice(0, MAX_TARGET_LENGTH) : undefined;
 }
 
-/** mcp.md: span name `{mcp.method.name} {target}`, the target being the tool, prompt or resource asked for. */
+/**
+ * mcp.md: span name `{mcp.method.name} {target}`, the target being the tool or prompt asked for; a resource's URI
+ * is an attribute (`mcp.resource.uri`), not part of the name.
+ */
 export function operationOf(method: string, params: Record<string, unknown> | undefined): Operation {
   if (method === Method.ToolsCall) {
     const target = stringParam(params, 'name');
@@ -110,10 +113,11 @@ export function operationOf(method: string, params: Record<string, unknown> | un
     method === Method.ResourcesSubscribe ||
     method === Method.ResourcesUnsubscribe
   ) {
+    // mcp.md: the URI SHOULD NOT be the span name's target by default (one name per resource otherwise).
     const target = stringParam(params, 'uri');
     if (target !== undefined)
       return {
-        name: `${method} ${target}`,
+        name: method,
         attributes: { [Attr.McpMethodName]: method, [Attr.McpResourceUri]: target },
         metricAttributes: plain,
       };
