@@ -254,7 +254,9 @@ async function hooks() {
     ],
   ];
   console.log(`Node ${process.version}, CPU per request (median of ${ROUNDS} rounds of ${n})`);
-  for (const [label, setup] of cases) await perOp(label, n, setup);
+  // OTEL_FLOOR_ONLY=hollow: only the rows whose label holds the word (an A/B of agentforge's own share).
+  const only = process.env.OTEL_FLOOR_ONLY;
+  for (const [label, setup] of cases) if (!only || label.includes(only)) await perOp(label, n, setup);
   await telemetry.tracerProvider.shutdown();
   await telemetry.meterProvider.shutdown();
 }
