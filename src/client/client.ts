@@ -26,7 +26,8 @@ import { pageWithSafeIcons, withSafeIcons } from './icons.js';
 import type { ClientEventListener, ClientEventName } from './events.js';
 import { checkListPage } from './result-shapes.js';
 import type { Subscription } from './subscriptions.js';
-import type { ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
+import type { ClientOptions, ConnectTarget, RequestOptionsLite, UrlTarget } from './types.js';
+import { isRecord } from '../util/record.js';
 import type { CallOptions, NotificationListener } from './contracts.js';
 
 /** The options of a call that passes none: one shared object, not one per call held while it is in flight. */
@@ -52,8 +53,10 @@ export class McpClient {
     this.#core = core;
   }
 
-  static async connect(target: ConnectTarget, options: ClientOptions = {}): Promise<McpClient> {
-    const core = new ClientCore(target, options);
+  static async connect(target: ConnectTarget | UrlTarget, options: ClientOptions = {}): Promise<McpClient> {
+    const core = isUrlTarget(target)
+      ? new ClientCore(target.url, urlTargetOptions(target, options))
+      : new ClientCore(target, options);
     await core.establish();
     return new McpClient(core);
   }
@@ -242,4 +245,20 @@ export class McpClient {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+function isUrlTarget(target: ConnectTarget | UrlTarget): target is UrlTarget {
+  return isRecord(target) && 'url' in target && !('send' in target) && !('command' in target);
+}
+
+/** The entry's headers under the caller's, and its `type` as the transport to use. */
+function urlTargetOptions(target: UrlTarget, options: ClientOptions): ClientOptions {
+  const headers = target.headers ? { ...target.headers, ...options.headers } : options.headers;
+  const transport =
+    target.type === undefined ? options.transport : target.type === 'sse' ? 'sse' : 'streamable-http';
+  return {
+    ...options,
+    ...(headers ? { headers } : {}),
+    ...(transport ? { transport } : {}),
+  };
 }

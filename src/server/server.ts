@@ -19,7 +19,7 @@ import type {
   ToolDefinition,
 } from './core.js';
 import { Collection, pick } from './registry.js';
-import type { RequestHook } from './request-hook.js';
+import type { OutgoingRequestHook, RequestHook } from './request-hook.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
 import { definePrompt, defineTool } from './define.js';
 import { CORE_ROUTES, RouteTable } from './routes.js';
@@ -70,6 +70,11 @@ export interface McpServerOptions {
    * a SERVER span of each); see `RequestHook`.
    */
   aroundRequest?: RequestHook;
+  /**
+   * Runs around every request the server makes of the client on a handshake-era session (agentforge/otel's
+   * `clientRequestTracing()` makes a CLIENT span of each); see `OutgoingRequestHook`.
+   */
+  aroundOutgoingRequest?: OutgoingRequestHook;
   /**
    * Where list_changed and resources/updated go, so every instance's listen streams and sessions see them
    * (default: this process only). `RedisEventBus` from agentforge/redis shares them between instances.
@@ -142,6 +147,7 @@ export class McpServer {
       listens: this.#listens,
       extensions: this.#extensions,
       aroundRequest: options.aroundRequest,
+      aroundOutgoingRequest: options.aroundOutgoingRequest,
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);
