@@ -22,6 +22,12 @@ export {
   SharedStateUnavailableError,
 } from './connection.js';
 export { RedisEventBus, type RedisEventBusOptions } from './event-bus.js';
+export {
+  RedisGatewayBus,
+  type RedisGatewayBusOptions,
+  RedisRateLimitStore,
+  RedisTaskRouteStore,
+} from './gateway.js';
 export { RedisOneTimeStateStore } from './one-time-state.js';
 export { RedisEventStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
