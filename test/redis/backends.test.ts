@@ -15,7 +15,7 @@ import {
   SharedStateUnavailableError,
 } from '../../src/redis/index.js';
 import type { ServerEvent } from '../../src/server/event-bus.js';
-import { NO_REDIS, REDIS_SERVER, type RedisProcess, startRedis, stopAll } from './harness.js';
+import { NO_REDIS, REDIS_SERVER, type RedisProcess, startRedis, stopAll, until } from './harness.js';
 
 let redis: RedisProcess;
 let inspect: Redis;
@@ -118,6 +118,20 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
     await inspect.hset('agentforge:task:forged', 'r', '{"taskId":"forged","status":"done"}', 'v', '1');
     expect(await one.get('forged')).toBeUndefined();
+  });
+
+  it('a task expiring in Redis is reported to the handler subscribed here, a live one is not', async () => {
+    const store = track(new RedisTaskStore({ ...options(), leaseMs: 300 }));
+    const heard: TaskRecord[] = [];
+    store.subscribe('expiring', (changed) => heard.push(changed));
+    store.subscribe('lasting', (changed) => heard.push(changed));
+    await store.create({ ...record('expiring'), ttlMs: 150 });
+    await store.create(record('lasting'));
+    await until(async () => (heard.length > 0 ? true : undefined), { timeoutMs: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(heard).toEqual([expect.objectContaining({ taskId: 'expiring', cancelRequested: true })]);
+    expect(await store.get('expiring')).toBeUndefined();
+    expect(await store.get('lasting')).toMatchObject({ status: 'working' });
   });
 
   it('a Redis outage: clear errors where Redis is needed, local delivery goes on, then recovery', async () => {

@@ -15,7 +15,9 @@ import {
   NO_REDIS,
   REDIS_SERVER,
   type RedisProcess,
+  kill,
   startGatewayCluster,
+  startGatewayInstance,
   stopAll,
   until,
 } from './harness.js';
@@ -25,6 +27,7 @@ let redis: RedisProcess;
 let a: Instance;
 let b: Instance;
 let c: Instance;
+let upstream: Instance;
 let balanced: string;
 let inspect: Redis;
 
@@ -44,6 +47,7 @@ describe.skipIf(!REDIS_SERVER)('the gateway scaled out through Redis (3 instance
   beforeAll(async () => {
     ({
       redis,
+      upstream,
       instances: [a, b, c],
       balanced,
     } = await startGatewayCluster());
@@ -120,6 +124,29 @@ describe.skipIf(!REDIS_SERVER)('the gateway scaled out through Redis (3 instance
     expect(await inspect.pttl(`gw:gateway:task:${taskId}`)).toBeGreaterThan(0);
   });
 
+  it('a gateway instance killed after handing out a task: the task goes on through the others', async () => {
+    const doomed = await startGatewayInstance('D', redis.port, upstream.url);
+    const capabilities = withTasksCapability({ elicitation: { form: {} } });
+    const clientD = await McpClient.connect(doomed.url, { protocolVersion: '2026-07-28', capabilities });
+    const started = await new TasksClient(clientD).start({ name: 'up__interview' });
+    if (!('task' in started)) throw new Error('interview did not become a task');
+    await kill(doomed.child, 'SIGKILL');
+    clientD.close().catch(() => {});
+    await using clientB = await McpClient.connect(b.url, { protocolVersion: '2026-07-28', capabilities });
+    const tasks = new TasksClient(clientB);
+    const asking = await until(async () => {
+      const task = await tasks.get(started.task.taskId);
+      return task.status === 'input_required' ? task : undefined;
+    });
+    const [key] = Object.keys(asking.inputRequests ?? {});
+    await tasks.update(started.task.taskId, { [key as string]: ANSWER('Kim') });
+    const done = await until(async () => {
+      const task = await tasks.get(started.task.taskId);
+      return task.status === 'completed' ? task : undefined;
+    });
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'Kim answered, task ran on U' }] });
+  });
+
   it("a principal's rate limit holds across the instances", async () => {
     const outcomes: Message[] = [];
     for (let i = 0; i < 7; i++)
@@ -191,15 +218,16 @@ describe.skipIf(!REDIS_SERVER)('the gateway scaled out through Redis (3 instance
     } finally {
       await redis.start();
     }
-    // Back: the round A held is still pending and continues through C.
-    const retry = { name: 'up__greet', arguments: {}, inputResponses: { [key]: ANSWER('Z') }, requestState };
-    const done = await until(
+    // Back: once every instance hears the bus again, the round A held is still pending and continues via C.
+    await until(
       async () => {
-        const answer = await modernCall(c.url, 'tools/call', retry);
-        return 'result' in answer ? answer : undefined;
+        const [, subscribers] = (await inspect.pubsub('NUMSUB', 'gw:gateway:all')) as [string, number];
+        return subscribers === 3 ? true : undefined;
       },
-      { timeoutMs: 15_000, intervalMs: 100 },
+      { timeoutMs: 15_000, intervalMs: 100, retryOnError: true },
     );
+    const retry = { name: 'up__greet', arguments: {}, inputResponses: { [key]: ANSWER('Z') }, requestState };
+    const done = await modernCall(c.url, 'tools/call', retry);
     expect(textOf(done)).toBe('Hello, Z, from U');
   }, 60_000);
 });

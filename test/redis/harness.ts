@@ -215,14 +215,17 @@ export interface GatewayCluster extends Cluster {
   readonly upstream: Instance;
 }
 
+/** A gateway instance (test/fixtures/redis-gateway.mjs) serving `upstream`, its state in the Redis on `redisPort`. */
+export function startGatewayInstance(name: string, redisPort: number, upstream: string): Promise<Instance> {
+  return startInstance(name, redisPort, ['--upstream', upstream], GATEWAY_FIXTURE);
+}
+
 /** A redis-server, an upstream server U, and gateway instances A, B and C sharing their state, behind haproxy. */
 export async function startGatewayCluster(): Promise<GatewayCluster> {
   const redis = await startRedis();
   const upstream = await startInstance('U', redis.port);
   const started = await Promise.all(
-    ['A', 'B', 'C'].map((name) =>
-      startInstance(name, redis.port, ['--upstream', upstream.url], GATEWAY_FIXTURE),
-    ),
+    ['A', 'B', 'C'].map((name) => startGatewayInstance(name, redis.port, upstream.url)),
   );
   const instances = started as [Instance, Instance, Instance];
   return { redis, upstream, instances, balanced: await startBalancer(instances) };

@@ -173,6 +173,23 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     expect(failed.error).toMatchObject({ message: 'the server instance running this task stopped' });
   });
 
+  it('a task that expires in Redis while its handler runs: the handler is told (its signal aborts)', async () => {
+    const short = await startInstance('G', redis.port, ['--task-ttl-ms', '600']);
+    try {
+      await using client = await McpClient.connect(short.url, { capabilities: withTasksCapability() });
+      const started = await new TasksClient(client).start({ name: 'abortable' });
+      if (!('task' in started)) throw new Error('abortable did not become a task');
+      expect(textOf(await modernCall(short.url, 'tools/call', { name: 'aborted' }))).toBe('0');
+      await until(async () => {
+        const aborted = textOf(await modernCall(short.url, 'tools/call', { name: 'aborted' }));
+        return aborted === '1' ? true : undefined;
+      });
+      expect(await inspect.exists(`agentforge:task:${started.task.taskId}`)).toBe(0);
+    } finally {
+      await kill(short.child);
+    }
+  });
+
   it('a 2025-11-25 session initialized through the balancer continues through every instance, until deleted', async () => {
     const session = new LegacySession(balanced);
     const init = await session.initialize();
