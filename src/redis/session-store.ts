@@ -20,6 +20,7 @@ import {
   parseStored,
   redisClient,
   release,
+  SharedStateError,
 } from './connection.js';
 import { RedisSubscriber } from './subscriber.js';
 
@@ -31,6 +32,27 @@ function sessionKey(prefix: string, sessionId: string): string {
   return `${prefix}{${sessionId}}`;
 }
 
+/**
+ * KEYS[1] = session; ARGV = expected version ('' when the session has none yet), record, ttl ms, channel.
+ * Writes only when nobody changed the session since it was read; returns 1 when written.
+ */
+const COMPARE_AND_SET = `
+local version = redis.call('HGET', KEYS[1], 'v')
+if not version then version = '' end
+if version ~= ARGV[1] or redis.call('HEXISTS', KEYS[1], 'record') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PUBLISH', ARGV[4], '1')
+return 1`;
+
+interface SessionScripts {
+  agentforgeSessionSet(key: string, ...args: string[]): Promise<number>;
+}
+
+/** Compare-and-set attempts of one change under contention before it gives up. */
+const MAX_ATTEMPTS = 64;
+
 /** Largest stored SSE message read back (a larger one was not written by agentforge). */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 /** Events read back per resumption, at most (a stream keeps at most its MAXLEN anyway). */
@@ -41,8 +63,10 @@ export interface RedisSessionStoreOptions extends RedisBackendOptions {
 }
 
 /**
- * Sessions as hashes with expiry. A change (`set`) is published on the session's channel, so every instance
- * holding the session replays it (`watch`: one subscriber connection, opened on first use).
+ * Sessions as hashes with expiry and a version. A change (`set`, `update`) is published on the session's
+ * channel, so every instance holding the session replays it (`watch`: one subscriber connection, opened on
+ * first use); `update` is a compare-and-set on the version in one script, so two instances changing one
+ * session at once (a subscribe through each) keep both changes.
  */
 export class RedisSessionStore implements SessionStore {
   readonly #redis: OwnedClient;
@@ -54,6 +78,7 @@ export class RedisSessionStore implements SessionStore {
     this.#redis = redisClient(options.redis);
     this.#prefix = `${keyPrefix(options)}session:`;
     this.#logger = options.logger ?? silentLogger;
+    this.#redis.client.defineCommand('agentforgeSessionSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
   }
 
   watch(sessionId: string, listener: () => void): () => void {
@@ -71,9 +96,32 @@ export class RedisSessionStore implements SessionStore {
     await this.#redis.client
       .multi()
       .hset(key, 'record', JSON.stringify(record))
+      .hincrby(key, 'v', 1)
       .pexpire(key, Math.max(1, Math.ceil(ttlMs)))
       .publish(this.#channel(sessionId), '1')
       .exec();
+  }
+
+  async update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord,
+    ttlMs: number,
+  ): Promise<SessionRecord | undefined> {
+    const key = this.#key(sessionId);
+    const scripts = this.#redis.client as unknown as SessionScripts;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const [text, version] = await this.#redis.client.hmget(key, 'record', 'v');
+      const current = readSessionRecord(parseStored(text));
+      if (!current) return undefined;
+      const next = change(current);
+      if (next === current) return current;
+      const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+      const args = [version ?? '', JSON.stringify(next), ttl, this.#channel(sessionId)];
+      if ((await scripts.agentforgeSessionSet(key, ...args)) === 1) return next;
+      // Another instance changed the session meanwhile: read it again, spread out from the other writers.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1))));
+    }
+    throw new SharedStateError(`session ${sessionId}: too many concurrent changes`);
   }
 
   async touch(sessionId: string, ttlMs: number): Promise<boolean> {

@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../../src/extensions/tasks/wire.js';
+import type { SessionRecord } from '../../src/transports/http/server/session-store.js';
 import {
   RedisEventBus,
   RedisEventStore,
@@ -83,6 +84,26 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     expect(await sessions.get('garbage')).toBeUndefined();
     await sessions.delete('abc');
     expect(await sessions.get('abc')).toBeUndefined();
+  });
+
+  it('session changes made through two instances at once never lose each other (compare-and-set)', async () => {
+    const [one, two] = [track(new RedisSessionStore(options())), track(new RedisSessionStore(options()))];
+    await one.set('busy', { protocolVersion: '2025-11-25', clientCapabilities: {} }, 60_000);
+    const subscribe = (uri: string) => (record: SessionRecord) => ({
+      ...record,
+      resourceSubscriptions: [...(record.resourceSubscriptions ?? []), uri],
+    });
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? one : two).update('busy', subscribe(`file:///${i}`), 60_000),
+      ),
+    );
+    const stored = await two.get('busy');
+    expect([...(stored?.resourceSubscriptions ?? [])].sort()).toEqual(
+      Array.from({ length: 40 }, (_, i) => `file:///${i}`).sort(),
+    );
+    expect(await one.update('gone', subscribe('file:///x'), 60_000)).toBeUndefined();
+    expect(await inspect.exists('agentforge:session:{gone}')).toBe(0);
   });
 
   it('a one-time state is claimed once, and the claim expires with the state', async () => {

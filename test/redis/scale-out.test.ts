@@ -246,6 +246,26 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     expect(stream.events.length).toBe(heard);
   });
 
+  it('resources/subscribe through A and B at the same moment: the session keeps every subscription', async () => {
+    const session = new LegacySession(a.url);
+    await session.initialize();
+    const uris = Array.from({ length: 16 }, (_, i) => `file:///both-${i}`);
+    const answers = await Promise.all(
+      uris.map((uri, i) => session.request('resources/subscribe', { uri }, i % 2 === 0 ? a.url : b.url)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(uris.map(() => 200));
+    // Recorded just after each answer: wait until the writes are in (a lost one would never come).
+    const key = `agentforge:session:{${session.sessionId}}`;
+    const read = async () => JSON.parse((await inspect.hget(key, 'record')) ?? '{}');
+    await until(
+      async () => ((await read()).resourceSubscriptions?.length === uris.length ? true : undefined),
+      {
+        timeoutMs: 3000,
+      },
+    ).catch(() => undefined);
+    expect([...(await read()).resourceSubscriptions].sort()).toEqual([...uris].sort());
+  });
+
   it('a dropped GET stream resumes with Last-Event-ID on another instance without losing events', async () => {
     const session = new LegacySession(a.url);
     await session.initialize();

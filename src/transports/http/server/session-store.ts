@@ -32,6 +32,17 @@ export interface SessionStore {
    * the session, on any instance, is told.
    */
   set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  /**
+   * Applies `change` to the stored record atomically (a compare-and-set: a change made meanwhile through
+   * another instance is read and `change` applied to it again, so concurrent changes never lose each other),
+   * pushes the expiry `ttlMs` into the future and tells every `watch`er. Resolves to the record written, or
+   * undefined when the session is gone. `change` returning its argument writes nothing.
+   */
+  update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord,
+    ttlMs: number,
+  ): Promise<SessionRecord | undefined>;
   /** Calls `listener` after each `set` of the session, from any instance. Returns the unwatch. */
   watch(sessionId: string, listener: () => void): () => void;
   /**
@@ -113,6 +124,22 @@ export class InMemorySessionStore implements SessionStore {
     this.#sweep();
     this.#sessions.set(sessionId, { value: record, expiresAt: Date.now() + ttlMs });
     for (const listener of [...(this.#watchers.get(sessionId) ?? [])]) listener();
+  }
+
+  async update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord,
+    ttlMs: number,
+  ): Promise<SessionRecord | undefined> {
+    // Read, change and write with no await between: one process's changes never lose each other.
+    const entry = this.#sessions.get(sessionId);
+    if (!entry || entry.expiresAt <= Date.now()) return undefined;
+    const next = change(entry.value);
+    if (next === entry.value) return next;
+    entry.value = next;
+    entry.expiresAt = Date.now() + ttlMs;
+    for (const listener of [...(this.#watchers.get(sessionId) ?? [])]) listener();
+    return next;
   }
 
   watch(sessionId: string, listener: () => void): () => void {
