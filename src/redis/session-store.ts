@@ -8,6 +8,7 @@
 import type {
   EventStore,
   SessionRecord,
+  SessionRelay,
   SessionStore,
   StoredSessionEvent,
 } from '../transports/http/server/session-store.js';
@@ -50,6 +51,9 @@ interface SessionScripts {
   agentforgeSessionSet(key: string, ...args: string[]): Promise<number>;
 }
 
+/** How long opening an HTTP+SSE stream waits for its relay channel to be subscribed. */
+const RECEIVE_READY_MS = 2000;
+
 /** Compare-and-set attempts of one change under contention before it gives up. */
 const MAX_ATTEMPTS = 64;
 
@@ -68,7 +72,7 @@ export interface RedisSessionStoreOptions extends RedisBackendOptions {
  * first use); `update` is a compare-and-set on the version in one script, so two instances changing one
  * session at once (a subscribe through each) keep both changes.
  */
-export class RedisSessionStore implements SessionStore {
+export class RedisSessionStore implements SessionStore, SessionRelay {
   readonly #redis: OwnedClient;
   readonly #prefix: string;
   readonly #logger: Logger;
@@ -84,6 +88,32 @@ export class RedisSessionStore implements SessionStore {
   watch(sessionId: string, listener: () => void): () => void {
     this.#subscriber ??= new RedisSubscriber(this.#redis.client, this.#logger);
     return this.#subscriber.on(this.#channel(sessionId), () => listener());
+  }
+
+  /**
+   * HTTP+SSE (2024-11-05) across instances (`legacyRelay`): a POST reaching an instance without the session's
+   * stream is published on the session's message channel, which only the instance holding the stream listens
+   * to; no listener (the session is gone) is a false.
+   */
+  async relay(sessionId: string, message: string): Promise<boolean> {
+    return (await this.#redis.client.publish(this.#messages(sessionId), message)) > 0;
+  }
+
+  async receive(sessionId: string, handler: (message: string) => void): Promise<() => void> {
+    this.#subscriber ??= new RedisSubscriber(this.#redis.client, this.#logger);
+    const channel = this.#messages(sessionId);
+    const stop = this.#subscriber.on(channel, handler);
+    // Live before the client learns its endpoint; while Redis is away, the stream opens anyway after a while
+    // (the subscription is made when Redis is back).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#subscriber.ready(channel),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, RECEIVE_READY_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    return stop;
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
@@ -139,6 +169,10 @@ export class RedisSessionStore implements SessionStore {
 
   #channel(sessionId: string): string {
     return `${this.#key(sessionId)}:changes`;
+  }
+
+  #messages(sessionId: string): string {
+    return `${this.#key(sessionId)}:messages`;
   }
 
   #key(sessionId: string): string {

@@ -21,7 +21,7 @@ import {
   stopAll,
   until,
 } from './harness.js';
-import { LegacySession, type Message, listen, modernCall, textOf } from './wire.js';
+import { LegacySession, type Message, SseTransportSession, listen, modernCall, textOf } from './wire.js';
 
 let redis: RedisProcess;
 let a: Instance;
@@ -189,6 +189,21 @@ describe.skipIf(!REDIS_SERVER)('the gateway scaled out through Redis (3 instance
     }
     expect(get.events[0]?.message.method).toBe('notifications/tools/list_changed');
     for (const stream of [...streams, get]) stream.close();
+  });
+
+  it('the 2024-11-05 HTTP+SSE transport through the balanced gateways: every POST reaches the stream', async () => {
+    const session = new SseTransportSession(balanced);
+    await session.open();
+    try {
+      expect(await session.initialize()).toMatchObject({ result: { protocolVersion: '2024-11-05' } });
+      for (let i = 0; i < 6; i++) {
+        const { status, response } = await session.request('tools/call', { name: 'up__whoami' });
+        expect(status).toBe(202);
+        expect(textOf(response as Message)).toBe('U');
+      }
+    } finally {
+      session.close();
+    }
   });
 
   it('Redis down: calls needing shared state fail clearly, the others are served', async () => {

@@ -21,7 +21,15 @@ import {
   stopAll,
   until,
 } from './harness.js';
-import { LegacySession, SUBSCRIPTION_ID, listen, modernCall, textOf } from './wire.js';
+import {
+  LegacySession,
+  type Message,
+  SUBSCRIPTION_ID,
+  SseTransportSession,
+  listen,
+  modernCall,
+  textOf,
+} from './wire.js';
 
 let redis: RedisProcess;
 let a: Instance;
@@ -264,6 +272,42 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
       },
     ).catch(() => undefined);
     expect([...(await read()).resourceSubscriptions].sort()).toEqual([...uris].sort());
+  });
+
+  it('the 2024-11-05 HTTP+SSE transport behind round robin: POSTs on any instance reach the stream', async () => {
+    const session = new SseTransportSession(balanced);
+    await session.open();
+    try {
+      expect(await session.initialize()).toMatchObject({ result: { protocolVersion: '2024-11-05' } });
+      const names = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const { status, response } = await session.request('tools/call', { name: 'whoami' });
+        expect(status).toBe(202);
+        names.add(textOf(response as Message));
+      }
+      // Every call ran on the instance holding the stream, wherever its POST landed.
+      expect(names.size).toBe(1);
+      // A message relayed for another principal is dropped by the instance holding the stream; its own is served.
+      const channel = `agentforge:session:{${session.sessionId}}:messages`;
+      const ping = (id: number, principal: string | null) =>
+        inspect.publish(
+          channel,
+          JSON.stringify({ principal, message: { jsonrpc: '2.0', id, method: 'ping' } }),
+        );
+      expect(await ping(9001, 'mallory')).toBe(1);
+      await ping(9002, null);
+      await until(async () => (session.messages.some((m) => m.id === 9002) ? true : undefined));
+      expect(session.messages.some((m) => m.id === 9001)).toBe(false);
+      // Each instance accepts the POST: through A, B and C directly, answered on the one stream.
+      for (const instance of [a, b, c])
+        expect(
+          await session.post({ method: 'notifications/initialized' }, new URL(instance.url).origin),
+        ).toBe(202);
+    } finally {
+      session.close();
+    }
+    // Once the stream is gone, no instance holds the session.
+    await until(async () => ((await session.post({ method: 'ping', id: 1 })) === 404 ? true : undefined));
   });
 
   it('a dropped GET stream resumes with Last-Event-ID on another instance without losing events', async () => {

@@ -183,3 +183,89 @@ export class LegacySession {
     return readStream(response, controller);
   }
 }
+
+/** A 2024-11-05 HTTP+SSE session over raw HTTP: the GET stream on `base`/sse, POSTs to its announced endpoint. */
+export class SseTransportSession {
+  readonly messages: Message[] = [];
+  readonly #controller = new AbortController();
+  #endpoint = '';
+  readonly #origin: string;
+
+  constructor(base: string) {
+    this.#origin = new URL(base).origin;
+  }
+
+  get sessionId(): string {
+    return new URL(this.#endpoint, this.#origin).searchParams.get('sessionId') ?? '';
+  }
+
+  /** Opens the stream; resolves once the `endpoint` event names where to POST. */
+  async open(path = '/sse'): Promise<void> {
+    const response = await fetch(`${this.#origin}${path}`, {
+      headers: { accept: 'text/event-stream' },
+      signal: this.#controller.signal,
+    });
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.event === 'endpoint') this.#endpoint = event.data;
+        else if (event.data) this.messages.push(JSON.parse(event.data));
+      },
+    });
+    void (async () => {
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+        if (done) return;
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    })();
+    const deadline = Date.now() + 10_000;
+    while (!this.#endpoint) {
+      if (Date.now() > deadline) throw new Error('no endpoint event');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** POSTs one message to the announced endpoint (through whatever `via` origin is given); the HTTP status. */
+  async post(message: Record<string, unknown>, via = this.#origin): Promise<number> {
+    const response = await fetch(new URL(this.#endpoint, via), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  /** Sends a request and waits for its response on the stream. */
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<{ status: number; response?: Message }> {
+    const id = nextId++;
+    const status = await this.post({ id, method, params });
+    if (status !== 202) return { status };
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const response = this.messages.find((message) => message.id === id);
+      if (response) return { status, response };
+      if (Date.now() > deadline) throw new Error(`no response to ${method} on the stream`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async initialize(): Promise<Message | undefined> {
+    const { response } = await this.request('initialize', {
+      protocolVersion: '2024-11-05',
+      capabilities: {},
+      clientInfo: { name: 'scale-out-test', version: '1' },
+    });
+    await this.post({ method: 'notifications/initialized' });
+    return response;
+  }
+
+  close(): void {
+    this.#controller.abort();
+  }
+}

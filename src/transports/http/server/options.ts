@@ -1,6 +1,6 @@
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import type { HttpAuthGuard } from './auth.js';
-import type { EventStore, SessionStore } from './session-store.js';
+import type { EventStore, SessionRelay, SessionStore } from './session-store.js';
 
 export interface HttpServerOptions {
   /**
@@ -57,6 +57,12 @@ export interface HttpServerOptions {
    * (default: none, each stream replays from its own instance's memory). `RedisEventStore` shares them.
    */
   eventStore?: EventStore;
+  /**
+   * Relays a 2024-11-05 HTTP+SSE POST that reaches an instance not holding the session's stream to the one that
+   * does, so that transport needs no sticky balancing (default: none, such a POST gets 404).
+   * `RedisSessionStore` relays over Redis pub/sub.
+   */
+  legacyRelay?: SessionRelay;
   logger?: Logger;
 }
 
@@ -76,6 +82,7 @@ export interface ResolvedOptions {
   readonly auth: HttpAuthGuard | undefined;
   readonly sessionStore: SessionStore | undefined;
   readonly eventStore: EventStore | undefined;
+  readonly legacyRelay: SessionRelay | undefined;
   /**
    * Names this instance's streams: '' alone, a random tag when streams are shared, so event ids minted by
    * different instances never collide and name the stream (and instance) they belong to.
@@ -154,6 +161,7 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
     auth: options.auth,
     sessionStore: options.sessionStore,
     eventStore: options.eventStore,
+    legacyRelay: options.legacyRelay,
     streamTag: options.sessionStore || options.eventStore ? globalThis.crypto.randomUUID().slice(0, 8) : '',
     logger: options.logger ?? silentLogger,
   };

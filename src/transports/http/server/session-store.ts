@@ -53,6 +53,20 @@ export interface SessionStore {
   delete(sessionId: string): Promise<void>;
 }
 
+/**
+ * The 2024-11-05 HTTP+SSE transport across instances: its POSTs to `/messages?sessionId=` may reach an instance
+ * that does not hold the session's SSE stream; that instance hands the message to the one that does.
+ */
+export interface SessionRelay {
+  /** Hands `message` to the instance holding the session's stream: false when no instance holds it. */
+  relay(sessionId: string, message: string): Promise<boolean>;
+  /**
+   * Receives what other instances relay to a session held here; resolves to the stop once relayed messages
+   * arrive (the stream's endpoint is announced then).
+   */
+  receive(sessionId: string, handler: (message: string) => void): Promise<() => void>;
+}
+
 /** One stored SSE event of a session's stream: its sequence number within the stream and the message. */
 export interface StoredSessionEvent {
   readonly seq: number;
