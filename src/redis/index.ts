@@ -9,8 +9,13 @@
  *   requestState: { keys: ring, oneTime: new RedisOneTimeStateStore({ redis }) },
  * });
  * server.use(new TasksExtension({ store: new RedisTaskStore({ redis }) }));
- * await server.listen({ sessionStore: new RedisSessionStore({ redis }), eventStore: new RedisEventStore({ redis }) });
+ * const sessionStore = new RedisSessionStore({ redis }); // also relays HTTP+SSE POSTs (legacyRelay)
+ * await server.listen({ sessionStore, legacyRelay: sessionStore, eventStore: new RedisEventStore({ redis }) });
  * ```
+ * The gateway (agentforge/gateway) shares its own state the same way: `createGateway({ shared: { bus: new
+ * RedisGatewayBus({ redis }), rateLimits: new RedisRateLimitStore({ redis }), taskRoutes: new
+ * RedisTaskRouteStore({ redis }) } })`.
+ *
  * A Cluster or a Sentinel-managed Redis is the client the user builds (`new Cluster(...)`,
  * `new Redis({ sentinels, name })`); the backends take it as it is.
  */
