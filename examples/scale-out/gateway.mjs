@@ -50,7 +50,7 @@ const listening = await listenGateway(gateway, {
   port: Number(env.PORT ?? 3000),
   host: env.HOST ?? '127.0.0.1',
   sessionStore,
-  legacyRelay: sessionStore,
+  sessionRelay: sessionStore,
   eventStore: new RedisEventStore({ redis }),
   ...(env.ALLOWED_HOSTS ? { allowedHosts: env.ALLOWED_HOSTS.split(',') } : {}),
 });

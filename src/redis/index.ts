@@ -9,8 +9,8 @@
  *   requestState: { keys: ring, oneTime: new RedisOneTimeStateStore({ redis }) },
  * });
  * server.use(new TasksExtension({ store: new RedisTaskStore({ redis }) }));
- * const sessionStore = new RedisSessionStore({ redis }); // also relays HTTP+SSE POSTs (legacyRelay)
- * await server.listen({ sessionStore, legacyRelay: sessionStore, eventStore: new RedisEventStore({ redis }) });
+ * const sessionStore = new RedisSessionStore({ redis }); // also relays HTTP+SSE POSTs (sessionRelay)
+ * await server.listen({ sessionStore, sessionRelay: sessionStore, eventStore: new RedisEventStore({ redis }) });
  * ```
  * The gateway (agentforge/gateway) shares its own state the same way: `createGateway({ shared: { bus: new
  * RedisGatewayBus({ redis }), rateLimits: new RedisRateLimitStore({ redis }), taskRoutes: new

@@ -91,7 +91,7 @@ export class RedisSessionStore implements SessionStore, SessionRelay {
   }
 
   /**
-   * HTTP+SSE (2024-11-05) across instances (`legacyRelay`): a POST reaching an instance without the session's
+   * HTTP+SSE (2024-11-05) across instances (`sessionRelay`): a POST reaching an instance without the session's
    * stream is published on the session's message channel, which only the instance holding the stream listens
    * to; no listener (the session is gone) is a false.
    */

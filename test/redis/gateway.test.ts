@@ -191,6 +191,19 @@ describe.skipIf(!REDIS_SERVER)('the gateway scaled out through Redis (3 instance
     for (const stream of [...streams, get]) stream.close();
   });
 
+  it('a 2025-11-25 caller: the gateway on B asks for input, the answer POSTed through C reaches it', async () => {
+    const session = new LegacySession(a.url);
+    await session.initialize({ elicitation: { form: {} } });
+    const call = await session.stream('tools/call', { name: 'up__greet', arguments: {} }, b.url);
+    await call.waitFor(1);
+    const asked = call.events[0]?.message as Message;
+    expect(asked.method).toBe('elicitation/create');
+    expect(await session.answer(asked.id, ANSWER('Eve'), c.url)).toBe(202);
+    await call.waitFor(2);
+    call.close();
+    expect(textOf(call.events[1]?.message as Message)).toBe('Hello, Eve, from U');
+  });
+
   it('the 2024-11-05 HTTP+SSE transport through the balanced gateways: every POST reaches the stream', async () => {
     const session = new SseTransportSession(balanced);
     await session.open();

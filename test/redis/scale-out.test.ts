@@ -227,6 +227,29 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     });
   });
 
+  it('a 2025-11-25 elicitation asked by B and answered through C reaches the handler on B', async () => {
+    const session = new LegacySession(a.url);
+    await session.initialize({ elicitation: { form: {} } });
+    const call = await session.stream('tools/call', { name: 'greet', arguments: {} }, b.url);
+    await call.waitFor(1);
+    const asked = call.events[0]?.message as Message;
+    expect(asked.method).toBe('elicitation/create');
+    expect(typeof asked.id).toBe('string');
+    // An answer relayed for another principal is dropped by B; the session's own, POSTed through C, is taken.
+    const [tag] = String(asked.id).split('.');
+    const forged = {
+      jsonrpc: '2.0',
+      id: asked.id,
+      result: { action: 'accept', content: { name: 'Mallory' } },
+    };
+    const channel = `agentforge:session:{${session.sessionId}/${tag}}:messages`;
+    expect(await inspect.publish(channel, JSON.stringify({ principal: 'mallory', message: forged }))).toBe(1);
+    expect(await session.answer(asked.id, { action: 'accept', content: { name: 'Ada' } }, c.url)).toBe(202);
+    await call.waitFor(2);
+    call.close();
+    expect(textOf(call.events[1]?.message as Message)).toBe('Hello, Ada, from B');
+  });
+
   it('resources/subscribe through B is honoured on the GET stream the session holds on C', async () => {
     const session = new LegacySession(a.url);
     await session.initialize();

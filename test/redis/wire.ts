@@ -129,7 +129,7 @@ export class LegacySession {
     return headers;
   }
 
-  async initialize(): Promise<Message> {
+  async initialize(capabilities: Record<string, unknown> = { roots: {} }): Promise<Message> {
     const response = await fetch(this.#url, {
       method: 'POST',
       headers: this.#headers(),
@@ -139,7 +139,7 @@ export class LegacySession {
         method: 'initialize',
         params: {
           protocolVersion: LEGACY,
-          capabilities: { roots: {} },
+          capabilities,
           clientInfo: { name: 'scale-out-test', version: '1' },
         },
       }),
@@ -168,6 +168,29 @@ export class LegacySession {
     });
     if (response.status !== 200) return { status: response.status, message: await response.text() };
     return { status: 200, message: await responseOf(response) };
+  }
+
+  /** POSTs a request and reads its SSE response as it arrives (server-initiated requests come on it). */
+  async stream(method: string, params: Record<string, unknown>, url = this.#url): Promise<SseStream> {
+    const controller = new AbortController();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: this.#headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      signal: controller.signal,
+    });
+    return readStream(response, controller);
+  }
+
+  /** POSTs the answer to a server-initiated request; the HTTP status (202 when accepted). */
+  async answer(id: unknown, result: Record<string, unknown>, url = this.#url): Promise<number> {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: this.#headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', id, result }),
+    });
+    await response.arrayBuffer();
+    return response.status;
   }
 
   /** Opens the session's GET stream on `url` (default the session's URL), resuming after `lastEventId`. */

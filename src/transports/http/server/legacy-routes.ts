@@ -32,7 +32,7 @@ export async function openLegacySse(context: HandlerContext, exchange: HttpExcha
     return;
   }
   const principal = exchange.principal;
-  const stopRelay = await options.legacyRelay
+  const stopRelay = await options.sessionRelay
     ?.receive(sessionId, (text) => receiveRelayed(options, transport, principal, sessionId, text))
     .catch((error: unknown) => {
       options.logger.warn(`session ${sessionId}: relayed messages will not reach this stream`, error);
@@ -58,7 +58,7 @@ export async function postLegacySse(context: HandlerContext, exchange: HttpExcha
   if (sessionId === undefined)
     return reject(exchange, 400, 'Bad Request: sessionId query parameter is required');
   const entry = context.sessions.get(sessionId, LegacySseTransport, exchange.principal);
-  const relay = context.options.legacyRelay;
+  const relay = context.options.sessionRelay;
   if (!entry && !relay) return reject(exchange, 404, 'Not Found: unknown or terminated session');
   const body = await readJsonBody(exchange, context.options);
   if (!body) return;

@@ -58,11 +58,12 @@ export interface HttpServerOptions {
    */
   eventStore?: EventStore;
   /**
-   * Relays a 2024-11-05 HTTP+SSE POST that reaches an instance not holding the session's stream to the one that
-   * does, so that transport needs no sticky balancing (default: none, such a POST gets 404).
-   * `RedisSessionStore` relays over Redis pub/sub.
+   * Relays what a client POSTs to an instance that cannot use it to the one that can, so sessions need no
+   * sticky balancing (default: none): a 2024-11-05 HTTP+SSE POST to the instance holding the session's stream
+   * (else 404), and a handshake-era client's answer to a server-initiated request (elicitation, sampling,
+   * roots) to the instance whose handler asked. `RedisSessionStore` relays over Redis pub/sub.
    */
-  legacyRelay?: SessionRelay;
+  sessionRelay?: SessionRelay;
   logger?: Logger;
 }
 
@@ -82,7 +83,7 @@ export interface ResolvedOptions {
   readonly auth: HttpAuthGuard | undefined;
   readonly sessionStore: SessionStore | undefined;
   readonly eventStore: EventStore | undefined;
-  readonly legacyRelay: SessionRelay | undefined;
+  readonly sessionRelay: SessionRelay | undefined;
   /**
    * Names this instance's streams: '' alone, a random tag when streams are shared, so event ids minted by
    * different instances never collide and name the stream (and instance) they belong to.
@@ -161,7 +162,7 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
     auth: options.auth,
     sessionStore: options.sessionStore,
     eventStore: options.eventStore,
-    legacyRelay: options.legacyRelay,
+    sessionRelay: options.sessionRelay,
     streamTag: options.sessionStore || options.eventStore ? globalThis.crypto.randomUUID().slice(0, 8) : '',
     logger: options.logger ?? silentLogger,
   };

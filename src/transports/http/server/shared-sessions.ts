@@ -139,6 +139,7 @@ export class SharedSessions {
       this.#sessions.release();
       throw error;
     }
+    transport.ownedBy(record.principal);
     transport.restore(record, exchange);
     this.#hold(sessionId, record);
     const entry: SharedSessionEntry = { transport, handle, principal: record.principal };
