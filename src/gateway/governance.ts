@@ -130,6 +130,8 @@ export class RateLimiter {
       if (rule.glob.matches(tool))
         buckets.push({ key: `t\u0000${rule.key}\u0000${who}`, limit: rule.limit, what: `calls of ${tool}` });
     }
+    // No bucket for this call (a per-tool limit on other tools): nothing to take, and no Redis round trip.
+    if (buckets.length === 0) return;
     if (this.#store) return this.#takeShared(this.#store, who, buckets);
     const now = this.#now();
     const states = buckets.map((bucket) => ({
