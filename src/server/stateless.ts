@@ -37,7 +37,6 @@ export function isStatelessRequest(message: JSONRPCRequest): boolean {
 }
 
 interface RequestMeta {
-  readonly meta: JSONObject;
   readonly protocolVersion: string;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
@@ -59,7 +58,6 @@ function readMeta(params: JSONObject | undefined): RequestMeta {
   const info = meta[MetaKey.ClientInfo];
   const level = meta[MetaKey.LogLevel];
   return {
-    meta,
     protocolVersion,
     clientCapabilities: clientCapabilities as ClientCapabilities,
     clientInfo: isRecord(info) ? (info as unknown as Implementation) : undefined,
@@ -115,10 +113,12 @@ function readInputs(
     : { available, round: opened.round };
 }
 
-/** A handler's failure: undefined (ask for the missing input) for InputRequiredSignal, else rethrown. */
-function inputRequired(error: unknown): undefined {
-  if (!(error instanceof InputRequiredSignal)) throw error;
-  return undefined;
+/**
+ * Where the response of a request still running when `serve` returns goes (the stdio channel's entry for it).
+ * `respond` must not throw.
+ */
+export interface ResponseSink extends StatelessRequestContext {
+  respond(response: JSONRPCResponse): void;
 }
 
 export class StatelessDispatcher {
@@ -136,13 +136,49 @@ export class StatelessDispatcher {
    * young-generation GC while the next message is parsed.
    */
   handle(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONRPCResponse> {
+    if (this.#core.aroundRequest !== undefined) return this.#hooked(request, context);
+    let scope: MaybePromise<StatelessScope>;
+    try {
+      scope = this.#scope(request, context);
+    } catch (error) {
+      return this.#failed(request, error);
+    }
+    if (!isPromise(scope)) return this.#run(scope, undefined) as MaybePromise<JSONRPCResponse>;
+    return scope.then(
+      (claimed) => this.#run(claimed, undefined) as MaybePromise<JSONRPCResponse>,
+      (error: unknown) => this.#failed(request, error),
+    );
+  }
+
+  /**
+   * As `handle`, for a channel that keeps an entry per request in flight anyway (stdio): the response when it
+   * is ready at once, else undefined and `sink.respond` gets it later. A request still running then holds one
+   * reaction of the dispatcher's, not also a promise the channel would react to.
+   */
+  serve(request: JSONRPCRequest, sink: ResponseSink): JSONRPCResponse | undefined {
+    if (this.#core.aroundRequest === undefined) {
+      let scope: MaybePromise<StatelessScope> | undefined;
+      try {
+        scope = this.#scope(request, sink);
+      } catch (error) {
+        return this.#failed(request, error);
+      }
+      if (!isPromise(scope)) return this.#run(scope, sink) as JSONRPCResponse | undefined;
+    }
+    // With a hook, or a one-time requestState being claimed (its store may be remote): chained as it comes.
+    const response = this.handle(request, sink);
+    if (!isPromise(response)) return response;
+    // handle answers every failure with an error response: the promise never rejects.
+    response.then((answer) => sink.respond(answer));
+    return undefined;
+  }
+
+  /** With a request hook: it sees the settled result of `next`, so the steps are chained for it. */
+  #hooked(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONRPCResponse> {
     let result: MaybePromise<JSONObject>;
     try {
-      const hook = this.#core.aroundRequest;
-      result =
-        hook === undefined
-          ? this.#dispatch(request, context)
-          : hook(incomingRequest(request, context), () => this.#dispatch(request, context));
+      const hook = this.#core.aroundRequest!;
+      result = hook(incomingRequest(request, context), () => this.#dispatch(request, context));
     } catch (error) {
       return this.#failed(request, error);
     }
@@ -151,6 +187,70 @@ export class StatelessDispatcher {
       (value): JSONRPCResponse => ({ jsonrpc: '2.0', id: request.id, result: value }),
       (error: unknown) => this.#failed(request, error),
     );
+  }
+
+  /** The settled result for a request hook's `next`. */
+  #dispatch(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONObject> {
+    const scope = this.#scope(request, context);
+    if (isPromise(scope)) return scope.then((claimed) => this.#result(claimed));
+    return this.#result(scope);
+  }
+
+  #result(scope: StatelessScope): MaybePromise<JSONObject> {
+    let result: MaybePromise<JSONObject>;
+    try {
+      result = scope.route.handle(scope);
+    } catch (error) {
+      return this.#settleFailure(scope, error);
+    }
+    if (!isPromise(result)) return this.#settle(scope, result);
+    if (!(scope.input instanceof MrtrInputBackend)) return result;
+    return result.then(
+      (value) => this.#settle(scope, value),
+      (error: unknown) => this.#settleFailure(scope, error),
+    );
+  }
+
+  /**
+   * Without a hook: a route still running gets one reaction that settles its MRTR input, wraps the response
+   * and (with a sink) delivers it, where a chain of those steps held a promise and a reaction per step for
+   * every request in flight. Undefined when the sink gets the response.
+   */
+  #run(scope: StatelessScope, sink: ResponseSink | undefined): MaybePromise<JSONRPCResponse> | undefined {
+    let result: MaybePromise<JSONObject>;
+    try {
+      result = scope.route.handle(scope);
+    } catch (error) {
+      return this.#respondFailure(scope, error);
+    }
+    if (!isPromise(result)) return this.#respond(scope, result);
+    if (sink === undefined) {
+      return result.then(
+        (value) => this.#respond(scope, value),
+        (error: unknown) => this.#respondFailure(scope, error),
+      );
+    }
+    result.then(
+      (value) => sink.respond(this.#respond(scope, value)),
+      (error: unknown) => sink.respond(this.#respondFailure(scope, error)),
+    );
+    return undefined;
+  }
+
+  #respond(scope: StatelessScope, value: JSONObject): JSONRPCResponse {
+    try {
+      return { jsonrpc: '2.0', id: scope.requestId, result: this.#settle(scope, value) };
+    } catch (error) {
+      return this.#failed(scope.request, error);
+    }
+  }
+
+  #respondFailure(scope: StatelessScope, error: unknown): JSONRPCResponse {
+    try {
+      return { jsonrpc: '2.0', id: scope.requestId, result: this.#settleFailure(scope, error) };
+    } catch (thrown) {
+      return this.#failed(scope.request, thrown);
+    }
   }
 
   #failed(request: JSONRPCRequest, error: unknown): JSONRPCResponse {
@@ -166,78 +266,63 @@ export class StatelessDispatcher {
     return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
   }
 
-  #dispatch(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONObject> {
+  /**
+   * The request's scope, once its `_meta` and route are known and an MRTR retry's answers read; a promise while
+   * a one-time requestState is claimed.
+   */
+  #scope(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<StatelessScope> {
     const meta = readMeta(request.params);
     const route = this.#routes.stateless.get(request.method);
     // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
     if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const codec = this.#core.codec(meta.protocolVersion);
-    if (route.inputRequired) return this.#withInput(route, request, meta, codec, context);
-    return route.handle(new StatelessScope(this.#core, codec, request, meta, context, NO_INPUT_BACKEND, 0));
-  }
-
-  #withInput(
-    route: EraRoute<StatelessRouteScope>,
-    request: JSONRPCRequest,
-    meta: RequestMeta,
-    codec: RevisionCodec,
-    context: StatelessRequestContext,
-  ): MaybePromise<JSONObject> {
+    if (!route.inputRequired)
+      return new StatelessScope(this.#core, codec, route, request, meta, context, NO_INPUT_BACKEND, 0);
     const { available, round, oneTime } = readInputs(
       this.#core,
       request.method,
       request.params,
       context.extra,
     );
-    if (oneTime) {
-      // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
-      return this.#core.sealer.claim(oneTime).then((fresh) => {
-        if (!fresh) throw invalidParams('Invalid requestState');
-        return this.#runInput(route, request, meta, codec, context, available, round);
-      });
-    }
-    return this.#runInput(route, request, meta, codec, context, available, round);
+    const scope = () =>
+      new StatelessScope(
+        this.#core,
+        codec,
+        route,
+        request,
+        meta,
+        context,
+        new MrtrInputBackend(available, meta.clientCapabilities),
+        round,
+      );
+    if (!oneTime) return scope();
+    // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
+    return this.#core.sealer.claim(oneTime).then((fresh) => {
+      if (!fresh) throw invalidParams('Invalid requestState');
+      return scope();
+    });
   }
 
-  #runInput(
-    route: EraRoute<StatelessRouteScope>,
-    request: JSONRPCRequest,
-    meta: RequestMeta,
-    codec: RevisionCodec,
-    context: StatelessRequestContext,
-    available: Record<string, unknown>,
-    round: number,
-  ): MaybePromise<JSONObject> {
-    const input = new MrtrInputBackend(available, meta.clientCapabilities);
-    const scope = new StatelessScope(this.#core, codec, request, meta, context, input, round);
-    // A handler asking for input it lacks throws InputRequiredSignal: that is the input_required answer.
-    // The reactions are made only for a handler that is still running: a synchronous call allocates none.
-    let result: MaybePromise<JSONObject>;
-    try {
-      result = route.handle(scope);
-    } catch (error) {
-      return this.#settleInput(request, codec, context, input, round, inputRequired(error));
-    }
-    if (!isPromise(result)) return this.#settleInput(request, codec, context, input, round, result);
-    const settle = (value: JSONObject | undefined) =>
-      this.#settleInput(request, codec, context, input, round, value);
-    return result.then(settle, (error: unknown) => settle(inputRequired(error)));
+  /** A handler that threw: InputRequiredSignal is the input_required answer on an MRTR route; else rethrown. */
+  #settleFailure(scope: StatelessScope, error: unknown): JSONObject {
+    if (!(error instanceof InputRequiredSignal) || !(scope.input instanceof MrtrInputBackend)) throw error;
+    return this.#settle(scope, undefined);
   }
 
-  #settleInput(
-    request: JSONRPCRequest,
-    codec: RevisionCodec,
-    context: StatelessRequestContext,
-    input: MrtrInputBackend,
-    round: number,
-    result: JSONObject | undefined,
-  ): JSONObject {
+  /** A route's result; on an MRTR route, input_required when the handler asked for input it lacks. */
+  #settle(scope: StatelessScope, result: JSONObject | undefined): JSONObject {
+    const input = scope.input;
+    if (!(input instanceof MrtrInputBackend)) return result as JSONObject;
     const missing = input.missing;
     if (!missing && result) return result;
     // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
+    const { request, context } = scope;
     const binding = bindingOf(request.method, request.params, context.extra);
-    const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: input.consumed });
-    return codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
+    const requestState = this.#core.sealer.seal(binding, {
+      round: scope.inputRound + 1,
+      responses: input.consumed,
+    });
+    return scope.codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
   }
 }
 
@@ -255,36 +340,52 @@ function incomingRequest(request: JSONRPCRequest, context: StatelessRequestConte
   };
 }
 
-/** A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. */
+/**
+ * A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. What the
+ * request itself holds is read through getters, not copied: a request in flight holds the scope.
+ */
 class StatelessScope implements StatelessRouteScope {
-  readonly era = 'stateless';
-  readonly params: JSONObject | undefined;
   readonly protocolVersion: string;
-  readonly requestId: RequestId;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  readonly extra: MessageExtra | undefined;
-  readonly meta: JSONObject;
   /** 2026-07-28: no notifications/message unless this request set a logLevel. */
   readonly logLevel: LoggingLevel | undefined;
 
   constructor(
     readonly core: ServerCore,
     readonly codec: RevisionCodec,
+    readonly route: EraRoute<StatelessRouteScope>,
     readonly request: JSONRPCRequest,
     meta: RequestMeta,
     readonly context: StatelessRequestContext,
     readonly input: InputBackend,
     readonly inputRound: number,
   ) {
-    this.params = request.params;
     this.protocolVersion = meta.protocolVersion;
-    this.requestId = request.id;
     this.clientCapabilities = meta.clientCapabilities;
     this.clientInfo = meta.clientInfo;
-    this.extra = context.extra;
-    this.meta = meta.meta;
     this.logLevel = meta.logLevel;
+  }
+
+  get era(): 'stateless' {
+    return 'stateless';
+  }
+
+  get params(): JSONObject | undefined {
+    return this.request.params;
+  }
+
+  get requestId(): RequestId {
+    return this.request.id;
+  }
+
+  get extra(): MessageExtra | undefined {
+    return this.context.extra;
+  }
+
+  /** readMeta checked it is an object. */
+  get meta(): JSONObject {
+    return this.request.params?._meta as JSONObject;
   }
 
   /** Read lazily: the transports create their AbortController only when someone asks for the signal. */
