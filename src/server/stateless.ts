@@ -6,28 +6,19 @@
 import { RpcError, toWireError } from '../jsonrpc/errors.js';
 import type { JSONRPCRequest, JSONRPCResponse, RequestId } from '../jsonrpc/messages.js';
 import type { MessageExtra } from '../jsonrpc/transport.js';
-import { McpErrorCode, invalidParams, unsupportedProtocolVersion } from '../mcp/errors.js';
+import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Method } from '../mcp/methods.js';
 import type { StatelessRequestContext } from '../mcp/request-context.js';
-import { eraOf, isSupportedVersion, statelessVersions } from '../mcp/revisions.js';
-import {
-  type ClientCapabilities,
-  type Implementation,
-  type JSONObject,
-  LOGGING_LEVELS,
-  type LoggingLevel,
-} from '../mcp/types.js';
+import type { ClientCapabilities, Implementation, JSONObject, LoggingLevel } from '../mcp/types.js';
 import type { RevisionCodec } from './codec.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { type RequestStateBinding, type RequestStatePayload, principalOf } from './request-state.js';
+import { type RequestMeta, bindingOf, readInputs, readMeta } from './stateless-meta.js';
 import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 import { isRecord } from '../util/record.js';
-
-const MAX_INPUT_RESPONSES = 64;
 
 /** True when a request belongs on the stateless path: it carries a per-request protocol version, or is discover. */
 export function isStatelessRequest(message: JSONRPCRequest): boolean {
@@ -36,82 +27,10 @@ export function isStatelessRequest(message: JSONRPCRequest): boolean {
   return isRecord(meta) && meta[MetaKey.ProtocolVersion] !== undefined;
 }
 
-interface RequestMeta {
-  readonly protocolVersion: string;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  readonly logLevel: LoggingLevel | undefined;
-}
-
-/** 2026-07-28 basic/index: every request's `_meta` carries protocolVersion and clientCapabilities. */
-function readMeta(params: JSONObject | undefined): RequestMeta {
-  const meta = params?._meta;
-  if (!isRecord(meta))
-    throw invalidParams(`Missing _meta: every request must carry ${MetaKey.ProtocolVersion}`);
-  const protocolVersion = meta[MetaKey.ProtocolVersion];
-  if (typeof protocolVersion !== 'string') throw invalidParams(`Missing _meta["${MetaKey.ProtocolVersion}"]`);
-  const clientCapabilities = meta[MetaKey.ClientCapabilities];
-  if (!isRecord(clientCapabilities)) throw invalidParams(`Missing _meta["${MetaKey.ClientCapabilities}"]`);
-  if (!isSupportedVersion(protocolVersion) || eraOf(protocolVersion) !== 'stateless') {
-    throw unsupportedProtocolVersion(protocolVersion, statelessVersions());
-  }
-  const info = meta[MetaKey.ClientInfo];
-  const level = meta[MetaKey.LogLevel];
-  return {
-    protocolVersion,
-    clientCapabilities: clientCapabilities as ClientCapabilities,
-    clientInfo: isRecord(info) ? (info as unknown as Implementation) : undefined,
-    logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined,
-  };
-}
-
-/** What a requestState is bound to (basic/patterns/mrtr: Server Requirements). */
-function bindingOf(
-  method: string,
-  params: JSONObject | undefined,
-  extra: MessageExtra | undefined,
-): RequestStateBinding {
-  const isRead = method === Method.ResourcesRead;
-  return {
-    method,
-    name: String((isRead ? params?.uri : params?.name) ?? ''),
-    // An omitted arguments object and an empty one are the same request.
-    arguments: isRead ? null : (params?.arguments ?? {}),
-    principal: principalOf(extra?.authInfo),
-  };
-}
-
-const NO_INPUTS: Record<string, unknown> = Object.freeze({});
-
 /** 2026-07-28 basic/patterns/mrtr: only tools/call, prompts/get and resources/read may ask the client for input. */
 const NO_INPUT_BACKEND: InputBackend = {
   request: () => Promise.reject(new Error('this method cannot ask the client for input (input_required)')),
 };
-
-/** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
-function readInputs(
-  core: ServerCore,
-  method: string,
-  params: JSONObject | undefined,
-  extra: MessageExtra | undefined,
-): { available: Record<string, unknown>; round: number; oneTime?: RequestStatePayload } {
-  const responses = params?.inputResponses;
-  if (responses !== undefined && !isRecord(responses))
-    throw invalidParams('inputResponses must be an object');
-  if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES)
-    throw invalidParams('too many inputResponses');
-  const state = params?.requestState;
-  // The backend only reads the answers: the request's own object serves as is.
-  if (state === undefined) return { available: responses ?? NO_INPUTS, round: 0 };
-  if (typeof state !== 'string') throw invalidParams('requestState must be a string');
-  const opened = core.sealer.open(state, bindingOf(method, params, extra));
-  // Tampered, expired, foreign or replayed on another request: one answer for all, and the handler never runs.
-  if (!opened) throw invalidParams('Invalid requestState');
-  const available = { ...responses, ...opened.responses };
-  return core.sealer.oneTime
-    ? { available, round: opened.round, oneTime: opened }
-    : { available, round: opened.round };
-}
 
 /**
  * Where the response of a request still running when `serve` returns goes (the stdio channel's entry for it).
@@ -204,7 +123,7 @@ export class StatelessDispatcher {
       return this.#settleFailure(scope, error);
     }
     if (!isPromise(result)) return this.#settle(scope, result);
-    if (!(scope.input instanceof MrtrInputBackend)) return result;
+    if (scope.answers === undefined) return result;
     return result.then(
       (value) => this.#settle(scope, value),
       (error: unknown) => this.#settleFailure(scope, error),
@@ -277,7 +196,7 @@ export class StatelessDispatcher {
     if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const codec = this.#core.codec(meta.protocolVersion);
     if (!route.inputRequired)
-      return new StatelessScope(this.#core, codec, route, request, meta, context, NO_INPUT_BACKEND, 0);
+      return new StatelessScope(this.#core, codec, route, request, meta, context, undefined, 0);
     const { available, round, oneTime } = readInputs(
       this.#core,
       request.method,
@@ -285,16 +204,7 @@ export class StatelessDispatcher {
       context.extra,
     );
     const scope = () =>
-      new StatelessScope(
-        this.#core,
-        codec,
-        route,
-        request,
-        meta,
-        context,
-        new MrtrInputBackend(available, meta.clientCapabilities),
-        round,
-      );
+      new StatelessScope(this.#core, codec, route, request, meta, context, available, round);
     if (!oneTime) return scope();
     // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
     return this.#core.sealer.claim(oneTime).then((fresh) => {
@@ -305,16 +215,17 @@ export class StatelessDispatcher {
 
   /** A handler that threw: InputRequiredSignal is the input_required answer on an MRTR route; else rethrown. */
   #settleFailure(scope: StatelessScope, error: unknown): JSONObject {
-    if (!(error instanceof InputRequiredSignal) || !(scope.input instanceof MrtrInputBackend)) throw error;
+    if (!(error instanceof InputRequiredSignal) || scope.answers === undefined) throw error;
     return this.#settle(scope, undefined);
   }
 
   /** A route's result; on an MRTR route, input_required when the handler asked for input it lacks. */
   #settle(scope: StatelessScope, result: JSONObject | undefined): JSONObject {
-    const input = scope.input;
-    if (!(input instanceof MrtrInputBackend)) return result as JSONObject;
-    const missing = input.missing;
+    if (scope.answers === undefined) return result as JSONObject;
+    // A handler that never asked for input made no backend: nothing is missing.
+    const missing = scope.inputAsked?.missing;
     if (!missing && result) return result;
+    const input = scope.input as MrtrInputBackend;
     // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
     const { request, context } = scope;
     const binding = bindingOf(request.method, request.params, context.extra);
@@ -358,7 +269,8 @@ class StatelessScope implements StatelessRouteScope {
     readonly request: JSONRPCRequest,
     meta: RequestMeta,
     readonly context: StatelessRequestContext,
-    readonly input: InputBackend,
+    /** An MRTR route's answers at hand (basic/patterns/mrtr); undefined on any other route. */
+    readonly answers: Record<string, unknown> | undefined,
     readonly inputRound: number,
   ) {
     this.protocolVersion = meta.protocolVersion;
@@ -366,6 +278,26 @@ class StatelessScope implements StatelessRouteScope {
     this.clientInfo = meta.clientInfo;
     this.logLevel = meta.logLevel;
   }
+
+  /**
+   * Made when a handler first asks for input (or a derived scope copies it): most calls never do, and a call in
+   * flight then holds no backend.
+   */
+  get input(): InputBackend {
+    if (this.#input === undefined) {
+      const answers = this.answers;
+      this.#input =
+        answers === undefined ? NO_INPUT_BACKEND : new MrtrInputBackend(answers, this.clientCapabilities);
+    }
+    return this.#input;
+  }
+
+  /** The MRTR backend, if the handler asked for input. */
+  get inputAsked(): MrtrInputBackend | undefined {
+    return this.#input instanceof MrtrInputBackend ? this.#input : undefined;
+  }
+
+  #input: InputBackend | undefined;
 
   get era(): 'stateless' {
     return 'stateless';
