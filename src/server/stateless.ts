@@ -12,6 +12,7 @@ import { Method } from '../mcp/methods.js';
 import type { StatelessRequestContext } from '../mcp/request-context.js';
 import type { ClientCapabilities, Implementation, JSONObject, LoggingLevel } from '../mcp/types.js';
 import type { RevisionCodec } from './codec.js';
+import type { FinishingStep } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
@@ -138,6 +139,7 @@ export class StatelessDispatcher {
   #run(scope: StatelessScope, sink: ResponseSink | undefined): MaybePromise<JSONRPCResponse> | undefined {
     let result: MaybePromise<JSONObject>;
     try {
+      scope.step = null;
       result = scope.route.handle(scope);
     } catch (error) {
       return this.#respondFailure(scope, error);
@@ -145,15 +147,33 @@ export class StatelessDispatcher {
     if (!isPromise(result)) return this.#respond(scope, result);
     if (sink === undefined) {
       return result.then(
-        (value) => this.#respond(scope, value),
-        (error: unknown) => this.#respondFailure(scope, error),
+        (value) => this.#finish(scope, value, true),
+        (error: unknown) => this.#finish(scope, error, false),
       );
     }
     result.then(
-      (value) => sink.respond(this.#respond(scope, value)),
-      (error: unknown) => sink.respond(this.#respondFailure(scope, error)),
+      (value) => deliver(sink, this.#finish(scope, value, true)),
+      (error: unknown) => deliver(sink, this.#finish(scope, error, false)),
     );
     return undefined;
+  }
+
+  /** The response once the route's promise settled: through the step the route handed over, if it did. */
+  #finish(scope: StatelessScope, outcome: unknown, ok: boolean): MaybePromise<JSONRPCResponse> {
+    const step = scope.step;
+    scope.step = undefined;
+    if (!step) return ok ? this.#respond(scope, outcome as JSONObject) : this.#respondFailure(scope, outcome);
+    let finished: MaybePromise<JSONObject>;
+    try {
+      finished = ok ? step.returned(outcome) : step.failed(outcome);
+    } catch (error) {
+      return this.#respondFailure(scope, error);
+    }
+    if (!isPromise(finished)) return this.#respond(scope, finished);
+    return finished.then(
+      (value) => this.#respond(scope, value),
+      (error: unknown) => this.#respondFailure(scope, error),
+    );
   }
 
   #respond(scope: StatelessScope, value: JSONObject): JSONRPCResponse {
@@ -237,6 +257,12 @@ export class StatelessDispatcher {
   }
 }
 
+/** Hands a response to the sink once it is ready (never rejects: every failure is already a response). */
+function deliver(sink: ResponseSink, response: MaybePromise<JSONRPCResponse>): void {
+  if (isPromise(response)) response.then((answer) => sink.respond(answer));
+  else sink.respond(response);
+}
+
 /** What a request hook sees of a 2026-07-28 request (its revision from `_meta`, unchecked until dispatch). */
 function incomingRequest(request: JSONRPCRequest, context: StatelessRequestContext): IncomingRequest {
   const meta = request.params?._meta;
@@ -298,6 +324,18 @@ class StatelessScope implements StatelessRouteScope {
   }
 
   #input: InputBackend | undefined;
+
+  /**
+   * The step a route handed over (RequestScope.defer): null while the dispatcher's own reaction will take one,
+   * undefined when it will not (a request hook sees the finished result).
+   */
+  step: FinishingStep | null | undefined;
+
+  defer(step: FinishingStep): boolean {
+    if (this.step !== null) return false;
+    this.step = step;
+    return true;
+  }
 
   get era(): 'stateless' {
     return 'stateless';
