@@ -177,7 +177,7 @@ const ERA_BRANCHES_ALLOWED: Record<string, string> = {
   'client/era.ts': 'negotiation: chooses the codec',
   'server/codec.ts': "the server's per-revision codec",
   'server/routes.ts': 'the route table: the era each method is served in',
-  'server/stateless.ts': "the server's stateless-era request reading",
+  'server/stateless-meta.ts': "the server's stateless-era request reading",
   'server/tool-call.ts': 'MissingRequiredClientCapability is a stateless-era error',
   'mcp/revisions.ts': 'the revision table that defines the eras',
   'transports/http/client/streamable.ts': "the transport's session and stateless modes",

@@ -195,8 +195,12 @@ export class McpClient {
    * retried after a connection failure unless `options.retry` is set (a call may have side effects).
    */
   callTool(params: CallToolParams, options: CallOptions = NO_OPTIONS): Promise<CallToolResult> {
-    const body: Record<string, unknown> = { name: params.name };
-    if (params.arguments !== undefined) body.arguments = params.arguments;
+    // One literal: a member added after creation goes to an out-of-object property array, held by every call
+    // in flight.
+    const body: Record<string, unknown> =
+      params.arguments === undefined
+        ? { name: params.name }
+        : { name: params.name, arguments: params.arguments };
     // The common path: one promise chain, no async frame held per call in flight. The result's shape is
     // checked in the pipeline (src/client/request-options.ts, ResultChecks).
     return this.#core.request(Method.ToolsCall, body, options) as Promise<CallToolResult>;

@@ -26,7 +26,7 @@ import { CORE_ROUTES, RouteTable } from './routes.js';
 import { type ServerSeam, attachSeam } from './seam.js';
 import { HandshakeSession, type ServerSession } from './session.js';
 import { StatelessDispatcher, isStatelessRequest } from './stateless.js';
-import { DualEraChannel } from './stdio.js';
+import { DualEraChannel, type DualEraTarget } from './stdio.js';
 import { type ListChange, ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
@@ -113,6 +113,8 @@ export class McpServer {
   readonly #listens: ListenHub;
   readonly #routes: RouteTable;
   readonly #seam: ServerSeam;
+  /** What a dual-era channel (stdio) serves through: the stateless requests answered where they arrive. */
+  readonly #channelTarget: DualEraTarget;
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
   readonly #extensions = new InstalledExtensions();
@@ -158,7 +160,12 @@ export class McpServer {
     this.#bus = options.eventBus ?? new InMemoryEventBus();
     this.#bus.subscribe((event) => this.#deliver(event));
     this.#routes = new RouteTable(CORE_ROUTES, capabilities);
-    this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core, this.#routes));
+    const stateless = new StatelessDispatcher(this.#core, this.#routes);
+    this.#seam = serverSeam(this, this.#core, stateless);
+    this.#channelTarget = {
+      isStatelessRequest,
+      serveStatelessRequest: (request, sink) => stateless.serve(request, sink),
+    };
     attachSeam(this, this.#seam);
   }
 
@@ -283,7 +290,7 @@ export class McpServer {
    * 2026-07-28 requests statelessly and everything else to a handshake session.
    */
   serve(transport: Transport): Promise<ServerSession> {
-    return this.connect(new DualEraChannel(transport, this.#seam));
+    return this.connect(new DualEraChannel(transport, this.#channelTarget));
   }
 
   /** Serves both eras on this process's stdin/stdout. Resolves once the channel is open. */
