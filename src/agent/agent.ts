@@ -25,14 +25,30 @@ import {
   type ToolOutcome,
   compose,
 } from './middleware.js';
-import type { ChatMessage, ChatModel, ModelResponse, ToolCall, ToolChoice, Usage } from './model.js';
+import type {
+  ChatMessage,
+  ChatModel,
+  ModelRequest,
+  ModelResponse,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+  Usage,
+} from './model.js';
 import { runLimited } from './pool.js';
+import { inertSignal } from './run-signal.js';
 import { isoNow } from '../util/clock.js';
-import { type ResultLimits, toResultParts } from './results.js';
+import { type ResultLimits, toolResultMessage } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
 import { ProtocolFailure, type ToolExecution, executeTool } from './tool-execution.js';
 import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
 import type { AgentTracing } from './tracing.js';
+import type { RegistryChange } from './registry.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The first turn's `registry` event when nothing was pending: the registry is as the host last left it. */
+const NO_CHANGE: RegistryChange = Object.freeze({ added: [], removed: [], changed: [] });
 
 export interface AgentOptions {
   readonly model: ChatModel;
@@ -84,7 +100,8 @@ interface RunState {
   readonly started: number;
   step: number;
   readonly signal: AbortSignal;
-  readonly emit: (event: AgentEvent) => void;
+  /** The caller's listener; absent, no event is even built (`emit?.(...)` skips its argument). */
+  readonly emit: ((event: AgentEvent) => void) | undefined;
   readonly messages: ChatMessage[];
   readonly records: ToolCallRecord[];
   /** The groups this run activated (undefined: every server). */
@@ -122,7 +139,6 @@ export class Agent {
       toolLayers.push(auditMiddleware(options.audit.sink, { user, model: options.model.id }));
     }
     toolLayers.push(...middleware.flatMap((m) => (m.tool ? [m.tool] : [])));
-    toolLayers.push(this.gate.middleware);
     this.#toolSearch = options.toolSearch === false ? undefined : new ToolSearch(options.toolSearch);
     const execution: ToolExecution = {
       host: options.host,
@@ -133,7 +149,9 @@ export class Agent {
       throwOnProtocolError: options.throwOnProtocolError === true,
     };
     this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
-    this.#callTool = compose(toolLayers, (context) => executeTool(context, execution));
+    // The approval gate is the innermost layer: it sees arguments other middleware produced.
+    const end = (context: ToolContext) => executeTool(context, execution);
+    this.#callTool = compose(toolLayers, (context) => this.gate.guard(context, end));
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
@@ -149,7 +167,7 @@ export class Agent {
     const state = this.#startRun(input, options);
     if (options.onEvent) this.#emitters.set(state.runId, options.onEvent);
     this.#loadedByRun.set(state.runId, state.loaded);
-    state.emit({ type: 'run_start', runId: state.runId, model: this.#options.model.id, input });
+    state.emit?.({ type: 'run_start', runId: state.runId, model: this.#options.model.id, input });
     let ending: RunEnding;
     try {
       ending = await this.#loop(state, options.maxSteps ?? this.#options.maxSteps ?? 10);
@@ -167,7 +185,7 @@ export class Agent {
       this.#loadedByRun.delete(state.runId);
     }
     const answer = ending.answer ?? lastAssistantText(state.messages);
-    if (ending.stopReason === 'answer') state.emit({ type: 'answer', text: answer });
+    if (ending.stopReason === 'answer') state.emit?.({ type: 'answer', text: answer });
     const result: RunResult = {
       runId: state.runId,
       model: this.#options.model.id,
@@ -181,7 +199,7 @@ export class Agent {
       durationMs: Date.now() - state.started,
       ...(ending.error ? { error: ending.error } : {}),
     };
-    state.emit({ type: 'done', result });
+    state.emit?.({ type: 'done', result });
     return result;
   }
 
@@ -195,8 +213,8 @@ export class Agent {
       runId: randomUUID(),
       started: Date.now(),
       step: 0,
-      signal: options.signal ?? new AbortController().signal,
-      emit: options.onEvent ?? (() => undefined),
+      signal: options.signal ?? inertSignal(),
+      emit: options.onEvent,
       messages,
       records: [],
       groups: options.groups,
@@ -227,31 +245,44 @@ export class Agent {
   }
 
   /** Think: refresh the registry (between turns only), then one model turn through the middleware. */
-  async #think(state: RunState, step: number): Promise<ModelResponse> {
+  #think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.#options;
-    const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
+    if (!host.refreshPending) return this.#modelStep(state, step, undefined);
+    return host.refresh(state.signal).then((change) => this.#modelStep(state, step, change));
+  }
+
+  #modelStep(state: RunState, step: number, change: RegistryChange | undefined): Promise<ModelResponse> {
     // A tool changed since its approval is offered as approved until someone approves the change.
-    const all = this.gate.offered(host.registry, state.groups);
+    const all = this.gate.offered(this.#options.host.registry, state.groups);
     const tools = this.#toolSearch?.active(all) ? this.#toolSearch.offered(all, state.loaded) : all;
     if (step === 1 || (change && change.added.length + change.removed.length + change.changed.length > 0)) {
-      state.emit({ type: 'registry', step, tools: tools.map((t) => t.name), ...(change ? { change } : {}) });
+      state.emit?.({ type: 'registry', step, tools: tools.map((t) => t.name), change: change ?? NO_CHANGE });
     }
-    state.emit({ type: 'model_start', step });
-    const request = {
-      messages: [...state.messages],
-      ...(tools.length > 0 ? { tools, toolChoice: this.#options.toolChoice ?? 'auto' } : {}),
-      signal: state.signal,
-      ...(this.#options.maxTokens === undefined ? {} : { maxTokens: this.#options.maxTokens }),
-      ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
-    };
-    const response = await this.#callModel({ runId: state.runId, step, request });
-    state.messages.push(response.message);
-    if (response.usage) {
-      state.usage.inputTokens += response.usage.inputTokens;
-      state.usage.outputTokens += response.usage.outputTokens;
+    state.emit?.({ type: 'model_start', step });
+    const request = this.#request(state, tools);
+    return this.#callModel({ runId: state.runId, step, request }).then((response) => {
+      state.messages.push(response.message);
+      if (response.usage) {
+        state.usage.inputTokens += response.usage.inputTokens;
+        state.usage.outputTokens += response.usage.outputTokens;
+      }
+      state.emit?.({ type: 'model_end', step, response });
+      return response;
+    });
+  }
+
+  /** The model request of a turn: a snapshot of the messages, the tools offered, the run's signal and options. */
+  #request(state: RunState, tools: readonly ToolDefinition[]): ModelRequest {
+    const { toolChoice, maxTokens, temperature } = this.#options;
+    const request: Mutable<ModelRequest> = { messages: state.messages.slice() };
+    if (tools.length > 0) {
+      request.tools = tools;
+      request.toolChoice = toolChoice ?? 'auto';
     }
-    state.emit({ type: 'model_end', step, response });
-    return response;
+    request.signal = state.signal;
+    if (maxTokens !== undefined) request.maxTokens = maxTokens;
+    if (temperature !== undefined) request.temperature = temperature;
+    return request;
   }
 
   async #modelTurn(context: ModelContext): Promise<ModelResponse> {
@@ -287,34 +318,31 @@ export class Agent {
   }
 
   /** Act: every call of the turn through the tool pipeline, results appended in the calls' order. */
-  async #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
+  #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
     const limit = this.#options.concurrency ?? 4;
-    const tasks = calls.map((call) => () => this.#runCall(state, step, call));
-    const records = await runLimited(tasks, limit);
-    for (const record of records) {
-      state.records.push(record);
-      const parts = toResultParts(record.result, this.#options.resultLimits);
-      const onlyText = parts.every((p) => p.type === 'text');
-      state.messages.push({
-        role: 'tool',
-        toolCallId: record.id,
-        name: record.llmName,
-        content: onlyText ? parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') : parts,
-        ...(record.isError ? { isError: true } : {}),
-      });
-    }
+    // The common turn has no more calls than the limit: all start at once, no task closures.
+    const running =
+      calls.length <= limit
+        ? Promise.all(calls.map((call) => this.#runCall(state, step, call)))
+        : runLimited(
+            calls.map((call) => () => this.#runCall(state, step, call)),
+            limit,
+          );
+    return running.then((records) => {
+      for (const record of records) {
+        state.records.push(record);
+        state.messages.push(toolResultMessage(record, this.#options.resultLimits));
+      }
+    });
   }
 
-  async #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
+  /** One call through the tool pipeline; chained rather than async, as every call of every turn takes it. */
+  #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
     const tool = this.#options.host.registry.get(call.name, state.groups);
-    state.emit({
-      type: 'tool_call',
-      step,
-      call,
-      server: tool?.server ?? null,
-      mcpName: tool?.mcpName ?? null,
-    });
+    const server = tool?.server ?? null;
+    const mcpName = tool?.mcpName ?? null;
+    state.emit?.({ type: 'tool_call', step, call, server, mcpName });
     const startedAt = isoNow();
     const started = performance.now();
     const context: ToolContext = {
@@ -326,24 +354,25 @@ export class Agent {
       signal: state.signal,
       ...(state.groups === undefined ? {} : { groups: state.groups }),
     };
-    const outcome = await this.#callTool(context);
-    const record: ToolCallRecord = {
-      id: call.id,
-      step,
-      llmName: call.name,
-      server: tool?.server ?? null,
-      mcpName: tool?.mcpName ?? null,
-      arguments: outcome.arguments ?? call.arguments,
-      status: outcome.status,
-      isError: outcome.result.isError === true,
-      result: outcome.result,
-      approval: outcome.approval ?? null,
-      ...(outcome.error ? { error: outcome.error } : {}),
-      startedAt,
-      durationMs: Math.round(performance.now() - started),
-    };
-    state.emit({ type: 'tool_result', record });
-    return record;
+    return this.#callTool(context).then((outcome) => {
+      const record: ToolCallRecord = {
+        id: call.id,
+        step,
+        llmName: call.name,
+        server,
+        mcpName,
+        arguments: outcome.arguments ?? call.arguments,
+        status: outcome.status,
+        isError: outcome.result.isError === true,
+        result: outcome.result,
+        approval: outcome.approval ?? null,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        startedAt,
+        durationMs: Math.round(performance.now() - started),
+      };
+      state.emit?.({ type: 'tool_result', record });
+      return record;
+    });
   }
 }
 

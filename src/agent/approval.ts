@@ -8,7 +8,14 @@
  */
 import type { ServerApproval } from './config.js';
 import { GlobSet } from './glob.js';
-import { type ApprovalRecord, type ToolContext, type ToolMiddleware, deniedOutcome } from './middleware.js';
+import {
+  type ApprovalRecord,
+  type Next,
+  type ToolContext,
+  type ToolMiddleware,
+  type ToolOutcome,
+  deniedOutcome,
+} from './middleware.js';
 import type { ToolDefinition } from './model.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 
@@ -78,18 +85,39 @@ export class ApprovalGate {
   }
 
   /** The gate as the innermost-but-one tool middleware: it sees arguments other middleware produced. */
-  readonly middleware: ToolMiddleware = async (context, next) => {
+  readonly middleware: ToolMiddleware = (context, next) =>
+    this.guard(context, (admitted) =>
+      next(admitted).then((outcome) =>
+        // Object.assign: on Node 20 a spread with an extra key (`{ ...outcome, approval }`) takes a slow runtime path.
+        admitted.approval ? Object.assign({}, outcome, { approval: admitted.approval }) : outcome,
+      ),
+    );
+
+  /**
+   * The gate in front of `end`: a call it admits goes on to `end` with the decision as `context.approval`, a denied
+   * one ends here. `end` reports the decision in its outcome itself (the agent's executeTool does), so the agent's
+   * pipeline spends no reaction of its own on it; `middleware` adds it for any other `next`.
+   */
+  guard(context: ToolContext, end: Next<ToolContext, ToolOutcome>): Promise<ToolOutcome> {
     // Calls that cannot run (unknown tool, unparsable arguments) fail further in without bothering anyone.
-    if (!context.tool || context.call.invalidArguments) return next(context);
+    if (!context.tool || context.call.invalidArguments) return end(context);
     // Most calls are decided without asking anyone: no promise and no extra turn of the microtask queue.
     const settled = this.#settled(context.tool);
-    const approval =
-      'decision' in settled ? settled : await this.#ask(context, context.tool, settled.reason, settled.diff);
-    if (approval.decision === 'denied') return deniedOutcome(approval.reason ?? 'not approved', approval);
-    // Object.assign: on Node 20 a spread with an extra key (`{ ...context, approval }`) takes a slow runtime path.
-    const outcome = await next(Object.assign({}, context, { approval }));
-    return Object.assign({}, outcome, { approval });
-  };
+    if ('decision' in settled) return this.#admit(context, end, settled);
+    return this.#ask(context, context.tool, settled.reason, settled.diff).then((approval) =>
+      this.#admit(context, end, approval),
+    );
+  }
+
+  #admit(
+    context: ToolContext,
+    end: Next<ToolContext, ToolOutcome>,
+    approval: ApprovalRecord,
+  ): Promise<ToolOutcome> {
+    if (approval.decision === 'denied')
+      return Promise.resolve(deniedOutcome(approval.reason ?? 'not approved', approval));
+    return end(Object.assign({}, context, { approval }));
+  }
 
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {
     const settled = this.#settled(tool);

@@ -7,6 +7,9 @@ import type { ToolCallOptions, ToolProgress } from './client-surface.js';
 import type { AgentEvent } from './events.js';
 import type { ToolContext } from './middleware.js';
 import type { RegisteredTool } from './registry.js';
+import { isInert } from './run-signal.js';
+
+const NO_OPTIONS: ToolCallOptions = Object.freeze({});
 
 /** Longest progress or status message passed on (a UI shows one line of it). */
 const MAX_NOTE = 1_000;
@@ -17,12 +20,13 @@ export function watchCall(
   context: ToolContext,
   tool: RegisteredTool,
 ): ToolCallOptions {
-  const { signal, step } = context;
-  if (!emit) return { signal };
+  const { step } = context;
+  const signal = isInert(context.signal) ? undefined : context.signal;
+  if (!emit) return signal ? { signal } : NO_OPTIONS;
   const call = { step, callId: context.call.id, llmName: context.call.name };
   emit({ type: 'tool_start', ...call, server: tool.server, mcpName: tool.mcpName });
   return {
-    signal,
+    ...(signal ? { signal } : {}),
     onprogress: (raw) => {
       const progress = readProgress(raw);
       if (progress) emit({ type: 'tool_progress', ...call, ...progress });

@@ -229,12 +229,13 @@ export class McpHost {
     await Promise.all([...this.#slots.values()].map((slot) => slot.connecting));
   }
 
-  /** True when a notification or a server coming or going awaits `refresh()`. */
+  /** True when a notification or a server coming or going awaits `refresh()`, or one is running. */
   get refreshPending(): boolean {
-    return (
-      this.#registryStale ||
-      [...this.#slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts)
-    );
+    // A refresh under way counts: a run starting now waits for it rather than see the registry before it.
+    if (this.#registryStale || this.#refreshing) return true;
+    for (const { stale } of this.#slots.values())
+      if (stale.tools || stale.resources || stale.prompts) return true;
+    return false;
   }
 
   /** Applies pending list changes to the registry. Call between turns. */
@@ -268,33 +269,34 @@ export class McpHost {
   }
 
   /** Calls a registered tool (or exposed resource reader / prompt getter) on its server. */
-  async callTool(
+  callTool(
     tool: RegisteredTool,
     args: Record<string, unknown>,
     options: CallToolOptions = {},
   ): Promise<CallToolResult> {
     const slot = this.#slots.get(tool.server);
     const client = slot?.client;
-    if (!slot || !client) {
-      throw new LocalError(
-        'not_connected',
-        `server ${tool.server} is not connected (${slot?.state ?? 'unknown'})`,
+    const state = slot?.state ?? 'unknown';
+    if (!slot || !client)
+      return Promise.reject(
+        new LocalError('not_connected', `server ${tool.server} is not connected (${state})`),
       );
-    }
+    const timeoutMs = slot.config.timeoutMs;
+    const callOptions = timeoutMs === undefined ? options : { ...options, timeoutMs };
+    let calling: Promise<CallToolResult>;
     try {
-      const timeoutMs = slot.config.timeoutMs;
-      return await callOnServer(
-        client,
-        tool,
-        args,
-        timeoutMs === undefined ? options : { ...options, timeoutMs },
-      );
+      calling = callOnServer(client, tool, args, callOptions);
     } catch (error) {
-      // A request that could not reach the server may mean the server is gone (over HTTP nothing else
-      // would tell): one more request decides, so a single dropped keep-alive socket is not a dead server.
-      if (isLinkFailure(error)) await confirmLost(slot, client, error);
-      throw error;
+      calling = Promise.reject(error);
     }
+    // One reaction for the failure path instead of an async frame per call.
+    return calling.then(undefined, (error: unknown) => this.#failed(slot, client, error));
+  }
+
+  /** A link failure may mean the server is gone: confirmLost decides with one more request. */
+  async #failed(slot: ServerSlot, client: HostClient, error: unknown): Promise<never> {
+    if (isLinkFailure(error)) await confirmLost(slot, client, error);
+    throw error;
   }
 
   /** Resources of every ready server (or one), with the server that has them. */

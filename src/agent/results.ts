@@ -6,7 +6,8 @@
  */
 import { LocalError, RpcError } from '../jsonrpc/errors.js';
 import type { CallToolResult, ContentBlock } from '../mcp/types.js';
-import type { ContentPart } from './model.js';
+import type { ToolCallRecord } from './events.js';
+import type { ChatMessage, ContentPart } from './model.js';
 import type { ToolOutcome, ToolStatus } from './middleware.js';
 
 export interface ResultLimits {
@@ -18,6 +19,20 @@ export interface ResultLimits {
 
 const DEFAULT_MAX_TEXT = 20_000;
 const DEFAULT_MAX_IMAGE = 4 * 1024 * 1024;
+
+/** The tool message the model reads for a call: its text when the result is all text, its parts otherwise. */
+export function toolResultMessage(record: ToolCallRecord, limits: ResultLimits | undefined): ChatMessage {
+  const parts = toResultParts(record.result, limits);
+  let content: string | ContentPart[];
+  if (parts.length === 1 && parts[0]!.type === 'text') content = parts[0]!.text;
+  else if (parts.every((p) => p.type === 'text'))
+    content = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+  else content = parts;
+  const { id: toolCallId, llmName: name } = record;
+  return record.isError
+    ? { role: 'tool', toolCallId, name, content, isError: true }
+    : { role: 'tool', toolCallId, name, content };
+}
 
 export function toResultParts(result: CallToolResult, limits: ResultLimits = {}): ContentPart[] {
   const maxImage = limits.maxImageChars ?? DEFAULT_MAX_IMAGE;

@@ -10,26 +10,40 @@ import type { HostClient, ToolCallOptions } from './client-surface.js';
 import type { RegisteredTool } from './registry.js';
 import { type ServerSlot, messageOf } from './server-slot.js';
 
-/** Calls `tool` on its server's client, as a tool call, a resource read or a prompt get by its kind. */
-export async function callOnServer(
+/**
+ * Calls `tool` on its server's client, as a tool call, a resource read or a prompt get by its kind. A tool call
+ * hands back the client's own promise (no async frame of its own on the common path).
+ */
+export function callOnServer(
   client: HostClient,
   tool: RegisteredTool,
   args: Record<string, unknown>,
   options: ToolCallOptions,
 ): Promise<CallToolResult> {
-  const { signal } = options;
-  if (tool.kind === 'resource') {
-    const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
-    return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
-  }
-  if (tool.kind === 'prompt') {
-    const prompt = await client.getPrompt(
-      { name: String(args.name ?? ''), arguments: stringRecord(args.arguments) },
-      signal ? { signal } : {},
-    );
-    return { content: promptAsContent(prompt) };
-  }
+  if (tool.kind === 'resource') return readAsTool(client, args, options.signal);
+  if (tool.kind === 'prompt') return promptAsTool(client, args, options.signal);
   return client.callTool({ name: tool.mcpName, arguments: args }, options);
+}
+
+async function readAsTool(
+  client: HostClient,
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  const read = await client.readResource({ uri: String(args.uri ?? '') }, signal ? { signal } : {});
+  return { content: read.contents.map((resource) => ({ type: 'resource' as const, resource })) };
+}
+
+async function promptAsTool(
+  client: HostClient,
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  const prompt = await client.getPrompt(
+    { name: String(args.name ?? ''), arguments: stringRecord(args.arguments) },
+    signal ? { signal } : {},
+  );
+  return { content: promptAsContent(prompt) };
 }
 
 /**

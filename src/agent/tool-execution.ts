@@ -7,6 +7,7 @@ import type { ApprovalGate } from './approval.js';
 import { watchCall } from './call-events.js';
 import type { AgentEvent } from './events.js';
 import type { McpHost } from './host.js';
+import type { CallToolResult } from '../mcp/types.js';
 import type { ToolContext, ToolOutcome } from './middleware.js';
 import { failureOutcome } from './results.js';
 import { SEARCH_TOOL_NAME, type ToolSearch } from './tool-search.js';
@@ -30,37 +31,53 @@ export interface ToolExecution {
   readonly throwOnProtocolError: boolean;
 }
 
-/** The pipeline's end: the actual `tools/call` (or the reason it cannot happen). */
-export async function executeTool(context: ToolContext, execution: ToolExecution): Promise<ToolOutcome> {
+/**
+ * The pipeline's end: the actual `tools/call` (or the reason it cannot happen). Not an async function: the
+ * call's own promise is chained once into the outcome, the hot path of every turn.
+ */
+export function executeTool(context: ToolContext, execution: ToolExecution): Promise<ToolOutcome> {
   const { call, tool } = context;
   if (!tool && call.name === SEARCH_TOOL_NAME && execution.toolSearch)
     return searchTools(context, execution.toolSearch, execution);
   if (!tool) {
     const known = execution.host.registry.definitions(context.groups).map((t) => t.name);
     const text = `Unknown tool "${call.name}". Available tools: ${known.join(', ') || '(none)'}.`;
-    return {
+    return Promise.resolve({
       status: 'unknown_tool',
       result: { content: [{ type: 'text', text }], isError: true },
       error: { message: text },
-    };
+    });
   }
   if (call.invalidArguments) {
     const text = `Invalid arguments for ${call.name}: ${call.invalidArguments.error}. Send a JSON object.`;
-    return {
+    return Promise.resolve({
       status: 'invalid_arguments',
       result: { content: [{ type: 'text', text }], isError: true },
       error: { message: text },
-    };
+    });
   }
+  const args = context.arguments;
+  let calling: Promise<CallToolResult>;
   try {
-    const watch = watchCall(execution.emitter(context.runId), context, tool);
-    const result = await execution.host.callTool(tool, context.arguments, watch);
-    return { status: 'ok', result, arguments: context.arguments };
+    calling = execution.host.callTool(tool, args, watchCall(execution.emitter(context.runId), context, tool));
   } catch (error) {
-    const aborted = context.signal.aborted;
-    if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
-    return { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: context.arguments };
+    // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
+    calling = Promise.reject(error);
   }
+  // The gate's decision rides in the outcome from here (see ApprovalGate.guard).
+  const { approval } = context;
+  return calling.then(
+    (result): ToolOutcome =>
+      approval
+        ? { status: 'ok', result, arguments: args, approval }
+        : { status: 'ok', result, arguments: args },
+    (error: unknown): ToolOutcome => {
+      const aborted = context.signal.aborted;
+      if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
+      const failed = { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: args };
+      return approval ? { ...failed, approval } : failed;
+    },
+  );
 }
 
 /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */

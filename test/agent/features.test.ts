@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import type { ApprovalRequest } from '../../src/agent/approval.js';
 import type { AuditEntry } from '../../src/agent/audit.js';
+import type { Connector, HostClient, ToolCallOptions } from '../../src/agent/client-surface.js';
+import { mcpClientConnector } from '../../src/agent/connect.js';
 import { McpHost } from '../../src/agent/host.js';
 import { afterTool, beforeTool } from '../../src/agent/middleware.js';
 import { createModel } from '../../src/providers/index.js';
@@ -110,6 +112,47 @@ describe('the loop around tools', () => {
     // The server itself was told (notifications/cancelled), and the connection lives on.
     const count = await host.callTool(host.registry.get('lab__cancellations')!, {});
     expect(count.content[0]).toMatchObject({ text: '1' });
+  });
+
+  it('a run without a signal hands its calls none (nothing can abort it); a run with one hands that one', async () => {
+    await using fake = await startFakeProvider('openai', (_body, _request, index) =>
+      index % 2 === 0
+        ? { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Beijing' } }] }
+        : { text: 'done' },
+    );
+    const seen: Array<AbortSignal | undefined> = [];
+    // The default connector, with each callTool's options recorded on the way to the real client.
+    const connector: Connector = async (server, context) => {
+      const client = await mcpClientConnector(server, context);
+      return new Proxy(client, {
+        get(target, property) {
+          if (property === 'callTool') {
+            return (params: Parameters<HostClient['callTool']>[0], options?: ToolCallOptions) => {
+              seen.push(options?.signal);
+              return target.callTool(params, options);
+            };
+          }
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    };
+    await using host = await McpHost.start(config({ weather: stdio(WEATHER) }), { connector });
+    const contextSignals: AbortSignal[] = [];
+    const agent = new Agent({
+      model: createModel(fake.spec('m'), fake.env),
+      host,
+      approval: { policy: 'all' },
+      middleware: [beforeTool((context) => void contextSignals.push(context.signal))],
+    });
+    expect((await agent.run('weather?')).toolCalls[0]?.status).toBe('ok');
+    const controller = new AbortController();
+    expect((await agent.run('weather?', { signal: controller.signal })).toolCalls[0]?.status).toBe('ok');
+    expect(seen).toEqual([undefined, controller.signal]);
+    // Middleware sees a signal either way: the run's own (never aborted) or the caller's.
+    expect(contextSignals[0]).toBeInstanceOf(AbortSignal);
+    expect(contextSignals[0]?.aborted).toBe(false);
+    expect(contextSignals[1]).toBe(controller.signal);
   });
 
   it('a tool that changes after approval is asked about again, with the diff', async () => {

@@ -69,8 +69,12 @@ describe('McpHost', () => {
     expect(host.servers().find((s) => s.name === 'slow')?.state).toBe('connecting');
     await host.settled();
     expect(host.refreshPending).toBe(true);
-    const change = await host.refresh();
+    const refreshing = host.refresh();
+    // Still pending while it runs: a run starting now waits for it instead of seeing the registry before it.
+    expect(host.refreshPending).toBe(true);
+    const change = await refreshing;
     expect(change.added).toEqual(['slow__get_weather']);
+    expect(host.refreshPending).toBe(false);
   });
 
   it('reconnects a server that died, and its tools come back at the next refresh', async () => {

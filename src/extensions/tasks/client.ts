@@ -48,6 +48,15 @@ function readTask(value: unknown): DetailedTask {
   return value as unknown as DetailedTask;
 }
 
+/** The request options of the tools/call that may start a task. */
+function callOptionsOf(options: TaskCallOptions): CallOptions {
+  const requestOptions: CallOptions = {};
+  if (options.signal) requestOptions.signal = options.signal;
+  if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
+  if (options.onprogress) requestOptions.onprogress = options.onprogress;
+  return requestOptions;
+}
+
 export class TasksClient {
   readonly #client: McpClient;
   readonly #handlers: ClientHandlers | undefined;
@@ -61,29 +70,32 @@ export class TasksClient {
     this.#maxPollMs = Math.max(this.#minPollMs, options.maxPollIntervalMs ?? 5000);
   }
 
-  /** Calls a tool; a task-backed call is awaited to its end and its result returned like a direct one. */
-  async callTool(
+  /**
+   * Calls a tool; a task-backed call is awaited to its end and its result returned like a direct one. Chained
+   * reactions rather than async functions: a direct result (the common case) costs one reaction here.
+   */
+  callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options: TaskCallOptions = {},
   ): Promise<CallToolResult> {
-    const started = await this.start(params, options);
-    if ('result' in started) return started.result;
-    options.ontask?.(started.task);
-    return this.wait(started.task.taskId, options);
+    return this.#client.callTool(params, callOptionsOf(options)).then((value) => {
+      const result = value as unknown as JSONObject;
+      if (result.resultType !== 'task') return value;
+      const task = readTask(result);
+      options.ontask?.(task);
+      return this.wait(task.taskId, options);
+    });
   }
 
   /** Calls a tool and returns either its result or, when the server made it a task, the task. */
-  async start(
+  start(
     params: { name: string; arguments?: Record<string, unknown> },
     options: TaskCallOptions = {},
   ): Promise<StartedCall> {
-    const requestOptions: CallOptions = {};
-    if (options.signal) requestOptions.signal = options.signal;
-    if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
-    if (options.onprogress) requestOptions.onprogress = options.onprogress;
-    const result = (await this.#client.callTool(params, requestOptions)) as unknown as JSONObject;
-    if (result.resultType !== 'task') return { result: result as unknown as CallToolResult };
-    return { task: readTask(result) };
+    return this.#client.callTool(params, callOptionsOf(options)).then((value) => {
+      const result = value as unknown as JSONObject;
+      return result.resultType !== 'task' ? { result: value } : { task: readTask(result) };
+    });
   }
 
   get(taskId: string, options: Pick<CallOptions, 'signal' | 'timeoutMs'> = {}): Promise<DetailedTask> {
