@@ -65,7 +65,10 @@ export class Shutdown {
   }
 
   #onSignal(name: HandledSignal): void {
-    if (name === 'SIGHUP' && hangup && this.#received === undefined) return hangup();
+    if (name === 'SIGHUP' && hangup && this.#received === undefined) {
+      hangup();
+      return;
+    }
     if (this.#received !== undefined) {
       // The person insists: no more waiting for servers to shut down gracefully.
       process.stderr.write(`agentforge: ${name} again, exiting now\n`);
