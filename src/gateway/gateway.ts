@@ -120,6 +120,7 @@ export class Gateway {
       prefix: options.prefix !== false,
       logger: this.#logger,
       onCollision: (kind, wanted, given, server) => this.#collided({ kind, wanted, given, server }),
+      perPrincipal: new Set(options.perPrincipal ?? []),
     });
     this.#addEndpoint(undefined);
     for (const group of groupsOf(options.config)) this.#addEndpoint(group);
@@ -222,8 +223,8 @@ export class Gateway {
     if (event.type === 'server_state') {
       this.#scheduleSync(event.server);
     } else if (event.type === 'list_changed') {
-      const refetch = event.list === 'resourcesListChanged' || event.list === 'promptsListChanged';
-      this.#scheduleSync(refetch ? event.server : undefined);
+      // Every list is read again: a changed tools list may come with new caching hints too.
+      this.#scheduleSync(event.server);
     }
   }
 
@@ -277,6 +278,10 @@ export class Gateway {
       { ...info, ...(group === undefined ? {} : { title: `${info.name} (${group})` }) },
       {
         ...(this.#options.requestState ? { requestState: this.#options.requestState } : {}),
+        // Public by default, so that what the upstreams' hints allow reaches the caller: every registration
+        // from an upstream carries its hints (private and stale at once when the upstream gave none), and a
+        // list filtered per caller is private whatever they say.
+        cache: { ttlMs: 0, cacheScope: 'public' },
         ...(this.#options.logger ? { logger: this.#options.logger } : {}),
         ...(!filtered
           ? {}
