@@ -22,7 +22,7 @@ export function hintsOf(result: unknown): Hints {
   return { ttlMs: ttl, cacheScope: cacheScope === 'public' ? 'public' : 'private' };
 }
 
-/** The narrower of two hints: the shorter ttl, private when either is. */
+/** The narrower of two hints: the shorter ttl, and the private scope when either has it. */
 export function narrower(a: Hints, b: Hints): Hints {
   return {
     ttlMs: Math.min(a.ttlMs, b.ttlMs),

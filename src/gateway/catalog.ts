@@ -79,13 +79,10 @@ export class Catalog {
         this.#options.logger.warn(`server ${server}: listing failed`, error);
         return { items: [] as T[], hints: UNCACHED };
       });
-    // Walked page by page for the lists' hints. Tools are the host's; only a 2026-07-28 upstream has hints
-    // for them to read (one more tools/list when its list changes).
-    const modern = client.era === 'stateless';
+    // Walked page by page for the lists' hints. The tools are the host's: only their hints are read here (one
+    // more tools/list when the upstream's list changes).
     const [toolHints, listed, templateList, promptList] = await Promise.all([
-      capabilities.tools && modern
-        ? quiet(listWithHints<Tool>((c) => client.listToolsPage(c), 'tools'))
-        : none<Tool>(),
+      capabilities.tools ? quiet(listWithHints<Tool>((c) => client.listToolsPage(c), 'tools')) : none<Tool>(),
       capabilities.resources
         ? quiet(listWithHints<Resource>((c) => client.listResourcesPage(c), 'resources'))
         : none<Resource>(),
