@@ -17,6 +17,7 @@ import { type GatewaySettings, parseGatewaySettings } from '../gateway/settings.
 import { loadHostConfig, resolveConfigPath } from './discover.js';
 import { EXIT, UsageError } from './errors.js';
 import { onHangup } from './lifecycle.js';
+import { gatewayTracingOptions } from './telemetry.js';
 import { cliServerLogs, connectTimeout, stderrLogger } from './setup.js';
 
 export const GATEWAY_OPTIONS = {
@@ -53,6 +54,8 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
       serverLogs: cliServerLogs(values.verbose),
     },
     logger,
+    // With OTEL_EXPORTER_OTLP_ENDPOINT: a SERVER span per caller request, a CLIENT span per upstream one.
+    ...gatewayTracingOptions(),
   });
   try {
     if (values.stdio) {

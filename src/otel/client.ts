@@ -96,6 +96,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
     description: 'The duration of an MCP request or notification as the client observes it',
   });
   const operations = new OperationCache();
+  const extraAttributes = options.attributes;
   return (request, next) => {
     const tracer = instruments.tracer();
     const histogram = instruments.histogram();
@@ -115,6 +116,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
         { kind: SpanKind.CLIENT, attributes: operation.spanAttributes },
         parent,
       );
+      if (extraAttributes) span.setAttributes(extraAttributes);
       if (instruments.recordContent && method === Method.ToolsCall) {
         const recorded = contentAttribute(params?.arguments);
         if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
