@@ -234,19 +234,23 @@ const scenarios = {
       ),
     );
   },
-  // tools/call with tracing off (nothing installed), installed with no SDK registered, and on with an SDK
-  // exporting nowhere; client and server traced alike; three agentforge pairs in alternating blocks, over
+  // tools/call with tracing off (nothing installed), installed with no SDK registered, on with an SDK
+  // exporting nowhere, and that SDK driven by the least hook doing the same work (its floor); client and server
+  // traced alike; four agentforge pairs in alternating blocks, over
   // stdio or (spec.transport 'http') Streamable HTTP. CPU per call (client + server) is the steadier figure on
   // a shared machine; calls/s is reported too.
   'otel-overhead': async () => {
     const { clientTracing } = await import('../dist/otel/index.js');
+    const { floorClient } = await import('./lib/otel-floor-hooks.mjs');
     const { otelOptions } = await import('./lib/otel.mjs');
     const pairs = [];
     const servers = [];
+    const middlewareFor = async (mode) =>
+      mode === 'floor' ? floorClient(await otelOptions('sdk')) : clientTracing(await otelOptions(mode));
     try {
-      for (const mode of [undefined, 'installed', 'sdk']) {
+      for (const mode of [undefined, 'installed', 'sdk', 'floor']) {
         const serverArgs = mode ? [`--otel=${mode}`] : [];
-        const extra = mode ? { middleware: [clientTracing(await otelOptions(mode))] } : {};
+        const extra = mode ? { middleware: [await middlewareFor(mode)] } : {};
         if (spec.transport === 'http') {
           const server = await startHttpServer('agentforge', [
             '--transport=http',
@@ -267,10 +271,10 @@ const scenarios = {
       }
       const ops = pairs.map(({ client }) => echo(client));
       await alternate(ops, 2 * spec.warmupMs);
-      const [off, installed, on] = await alternateCpu(
+      const [off, installed, on, floor] = await alternateCpu(
         ops,
         pairs.map((p) => p.pid),
-        3 * spec.durationMs,
+        4 * spec.durationMs,
       );
       return {
         rps: off.rps,
@@ -278,8 +282,10 @@ const scenarios = {
         cpuOffUs: off.cpuUs,
         cpuInstalledUs: installed.cpuUs,
         cpuOnUs: on.cpuUs,
+        cpuFloorUs: floor.cpuUs,
         installedOverhead: installed.cpuUs / off.cpuUs,
         onOverhead: on.cpuUs / off.cpuUs,
+        floorOverhead: floor.cpuUs / off.cpuUs,
       };
     } finally {
       await Promise.all(pairs.map(({ client }) => client.close()));

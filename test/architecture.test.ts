@@ -49,8 +49,8 @@ const allowed: Record<string, string[]> = {
   // OpenTelemetry sits beside the layers it instruments, through their seams (client middleware, the
   // server's request hook, the agent's tracing hook); nothing but the CLI imports it.
   otel: ['util', 'jsonrpc', 'mcp', 'transports', 'client', 'server', 'agent', 'otel'],
-  // The Redis backends implement the core's interfaces; nothing in the core imports them (only ioredis does).
-  redis: ['util', 'jsonrpc', 'mcp', 'transports', 'server', 'extensions', 'redis'],
+  // The Redis backends implement the core's (and the gateway's) interfaces; nothing imports them back.
+  redis: ['util', 'jsonrpc', 'mcp', 'transports', 'server', 'extensions', 'gateway', 'redis'],
   conformance: ['*'],
   cli: ['*'],
   'index.ts': ['util', 'jsonrpc', 'mcp', 'client', 'server'],
@@ -177,7 +177,7 @@ const ERA_BRANCHES_ALLOWED: Record<string, string> = {
   'client/era.ts': 'negotiation: chooses the codec',
   'server/codec.ts': "the server's per-revision codec",
   'server/routes.ts': 'the route table: the era each method is served in',
-  'server/stateless.ts': "the server's stateless-era request reading",
+  'server/stateless-meta.ts': "the server's stateless-era request reading",
   'server/tool-call.ts': 'MissingRequiredClientCapability is a stateless-era error',
   'mcp/revisions.ts': 'the revision table that defines the eras',
   'transports/http/client/streamable.ts': "the transport's session and stateless modes",

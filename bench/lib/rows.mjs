@@ -260,6 +260,14 @@ export const ROWS = [
     target: { op: '<=', value: 1.05, absolute: true },
   },
   {
+    id: 'stdio-otel-floor-overhead',
+    label: '  CPU per call, the same SDK work by the least hook vs not installed (x): the SDK floor',
+    cell: 'stdio-otel',
+    metric: (r) => r.floorOverhead,
+    unit: 'x',
+    kind: 'cost',
+  },
+  {
     id: 'http-otel-off',
     label: 'HTTP modern: sequential tools/call, tracing not installed',
     cell: 'http-otel',
@@ -301,6 +309,14 @@ export const ROWS = [
     unit: 'x',
     kind: 'cost',
     target: { op: '<=', value: 1.05, absolute: true },
+  },
+  {
+    id: 'http-otel-floor-overhead',
+    label: '  CPU per call, the same SDK work by the least hook vs not installed (x): the SDK floor',
+    cell: 'http-otel',
+    metric: (r) => r.floorOverhead,
+    unit: 'x',
+    kind: 'cost',
   },
   // The gateway (agentforge only: the SDKs have none)
   {

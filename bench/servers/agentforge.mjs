@@ -16,11 +16,16 @@ import {
 } from '../lib/tools.mjs';
 
 const opts = parseServerArgs();
-// --otel=installed|sdk: the tracing hook without an SDK, or with one exporting nowhere (bench/lib/otel.mjs).
+// --otel=installed|sdk: the tracing hook without an SDK, or with one exporting nowhere (bench/lib/otel.mjs);
+// --otel=floor: the same SDK, driven by the least hook doing its work (bench/lib/otel-floor-hooks.mjs).
 const tracing = opts.otel
-  ? (await import('../../dist/otel/index.js')).serverTracing(
-      await (await import('../lib/otel.mjs')).otelOptions(opts.otel, { registered: true }),
-    )
+  ? opts.otel === 'floor'
+    ? (await import('../lib/otel-floor-hooks.mjs')).floorServer(
+        await (await import('../lib/otel.mjs')).otelOptions('sdk', { registered: true }),
+      )
+    : (await import('../../dist/otel/index.js')).serverTracing(
+        await (await import('../lib/otel.mjs')).otelOptions(opts.otel, { registered: true }),
+      )
   : undefined;
 const server = new McpServer(
   { name: 'bench-agentforge', version: '0.1.0' },

@@ -2,7 +2,7 @@
 // server.mjs and haproxy balancing them round robin. Prints the balanced MCP URL, shows requests landing on
 // every instance and a notification crossing instances, then serves until Ctrl-C (or exits with --demo).
 //
-//   npm run build && node examples/scale-out/run-local.mjs [--instances 3] [--port 8080] [--demo]
+//   npm run build && node examples/scale-out/run-local.mjs [--instances 3] [--port 8080] [--gateways 2] [--demo]
 //
 // Needs redis-server and haproxy on PATH (Debian: apt-get install redis-server haproxy).
 import { spawn } from 'node:child_process';
@@ -105,6 +105,21 @@ for (let i = 0; i < count; i++) {
   });
 }
 const balancerPort = Number(option('port', '0')) || (await freePort());
+// --gateways N: N gateway instances (gateway.mjs) serving the balanced servers, behind a second frontend.
+const gatewayCount = Math.max(0, Number(option('gateways', '0')));
+const gatewayPorts = [];
+for (let i = 0; i < gatewayCount; i++) gatewayPorts.push(await freePort());
+const gatewayBalancerPort = gatewayCount > 0 ? await freePort() : 0;
+const gatewayFrontend =
+  gatewayCount === 0
+    ? ''
+    : `frontend gateway
+  bind 127.0.0.1:${gatewayBalancerPort}
+  default_backend gateways
+backend gateways
+  balance roundrobin
+${gatewayPorts.map((port, i) => `  server gateway-${i + 1} 127.0.0.1:${port} check`).join('\n')}
+`;
 const config = join(dir, 'haproxy.cfg');
 writeFileSync(
   config,
@@ -119,13 +134,37 @@ frontend mcp
 backend instances
   balance roundrobin
 ${ports.map((port, i) => `  server instance-${i + 1} 127.0.0.1:${port} check`).join('\n')}
-`,
+${gatewayFrontend}`,
 );
 const haproxy = spawn('haproxy', ['-f', config, '-db'], { stdio: 'inherit' });
 children.push(haproxy);
 await new Promise((resolve) => setTimeout(resolve, 500));
 const url = `http://127.0.0.1:${balancerPort}/mcp`;
 console.log(`MCP endpoint behind haproxy: ${url} (${count} instances, Redis on port ${redisPort})`);
+let gatewayUrl;
+if (gatewayCount > 0) {
+  const mcpJson = join(dir, 'mcp.json');
+  writeFileSync(mcpJson, JSON.stringify({ mcpServers: { report: { url } } }));
+  const gatewayKeys = JSON.stringify({
+    current: { id: 'g1', secret: `gateway-${Math.random().toString(36).slice(2)}-key-0123` },
+  });
+  for (const [i, port] of gatewayPorts.entries()) {
+    await start(`gateway-${i + 1}`, process.execPath, [join(here, 'gateway.mjs')], /"gateway"/, {
+      PORT: String(port),
+      MCP_CONFIG: mcpJson,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REQUEST_STATE_KEYS: gatewayKeys,
+    });
+  }
+  // haproxy's health checks find the gateways up within a few seconds of their start.
+  for (let tries = 0; tries < 100; tries++) {
+    const health = await fetch(`http://127.0.0.1:${gatewayBalancerPort}/healthz`).catch(() => undefined);
+    if (health?.status === 200) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  gatewayUrl = `http://127.0.0.1:${gatewayBalancerPort}/mcp`;
+  console.log(`gateway behind haproxy: ${gatewayUrl} (${gatewayCount} instances, tools named report__*)`);
+}
 
 const meta = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -138,14 +177,14 @@ const headers = (method, name) => ({
   'mcp-method': method,
   ...(name ? { 'mcp-name': name } : {}),
 });
-async function call(name, args = {}) {
+async function call(name, args = {}, endpoint = url) {
   const body = {
     jsonrpc: '2.0',
     id: 1,
     method: 'tools/call',
     params: { name, arguments: args, _meta: meta },
   };
-  const response = await fetch(url, {
+  const response = await fetch(endpoint, {
     method: 'POST',
     headers: headers('tools/call', name),
     body: JSON.stringify(body),
@@ -156,6 +195,11 @@ async function call(name, args = {}) {
 const answered = [];
 for (let i = 0; i < count * 2; i++) answered.push(await call('whoami'));
 console.log(`whoami through the balancer: ${answered.join(', ')}`);
+if (gatewayUrl) {
+  const through = [];
+  for (let i = 0; i < gatewayCount * 2; i++) through.push(await call('report__whoami', {}, gatewayUrl));
+  console.log(`report__whoami through the balanced gateways: ${through.join(', ')}`);
+}
 
 // A listen stream on whichever instance the balancer picks; the notification comes from the next ones.
 const controller = new AbortController();

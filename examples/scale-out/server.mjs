@@ -68,10 +68,13 @@ server.registerTool(
 );
 tasks.declare('slow_report');
 
+// 2025-era sessions continue on any instance; 2024-11-05 HTTP+SSE POSTs are relayed to the stream's instance.
+const sessionStore = new RedisSessionStore({ redis });
 const listening = await server.listen({
   port: Number(env.PORT ?? 3000),
   host: env.HOST ?? '127.0.0.1',
-  sessionStore: new RedisSessionStore({ redis }),
+  sessionStore,
+  sessionRelay: sessionStore,
   eventStore: new RedisEventStore({ redis }),
   ...(env.ALLOWED_HOSTS ? { allowedHosts: env.ALLOWED_HOSTS.split(',') } : {}),
 });

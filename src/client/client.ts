@@ -26,7 +26,8 @@ import { pageWithSafeIcons, withSafeIcons } from './icons.js';
 import type { ClientEventListener, ClientEventName } from './events.js';
 import { checkListPage } from './result-shapes.js';
 import type { SubscribeOptions, Subscription } from './subscriptions.js';
-import type { ClientOptions, ConnectTarget, RequestOptionsLite } from './types.js';
+import type { ClientOptions, ConnectTarget, RequestOptionsLite, UrlTarget } from './types.js';
+import { isRecord } from '../util/record.js';
 import type { CallOptions, NotificationListener } from './contracts.js';
 
 /** The options of a call that passes none: one shared object, not one per call held while it is in flight. */
@@ -52,8 +53,10 @@ export class McpClient {
     this.#core = core;
   }
 
-  static async connect(target: ConnectTarget, options: ClientOptions = {}): Promise<McpClient> {
-    const core = new ClientCore(target, options);
+  static async connect(target: ConnectTarget | UrlTarget, options: ClientOptions = {}): Promise<McpClient> {
+    const core = isUrlTarget(target)
+      ? new ClientCore(target.url, urlTargetOptions(target, options))
+      : new ClientCore(target, options);
     await core.establish();
     return new McpClient(core);
   }
@@ -192,8 +195,12 @@ export class McpClient {
    * retried after a connection failure unless `options.retry` is set (a call may have side effects).
    */
   callTool(params: CallToolParams, options: CallOptions = NO_OPTIONS): Promise<CallToolResult> {
-    const body: Record<string, unknown> = { name: params.name };
-    if (params.arguments !== undefined) body.arguments = params.arguments;
+    // One literal: a member added after creation goes to an out-of-object property array, held by every call
+    // in flight.
+    const body: Record<string, unknown> =
+      params.arguments === undefined
+        ? { name: params.name }
+        : { name: params.name, arguments: params.arguments };
     // The common path: one promise chain, no async frame held per call in flight. The result's shape is
     // checked in the pipeline (src/client/request-options.ts, ResultChecks).
     return this.#core.request(Method.ToolsCall, body, options) as Promise<CallToolResult>;
@@ -246,4 +253,20 @@ export class McpClient {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+function isUrlTarget(target: ConnectTarget | UrlTarget): target is UrlTarget {
+  return isRecord(target) && 'url' in target && !('send' in target) && !('command' in target);
+}
+
+/** The entry's headers under the caller's, and its `type` as the transport to use. */
+function urlTargetOptions(target: UrlTarget, options: ClientOptions): ClientOptions {
+  const headers = target.headers ? { ...target.headers, ...options.headers } : options.headers;
+  const transport =
+    target.type === undefined ? options.transport : target.type === 'sse' ? 'sse' : 'streamable-http';
+  return {
+    ...options,
+    ...(headers ? { headers } : {}),
+    ...(transport ? { transport } : {}),
+  };
 }

@@ -40,6 +40,7 @@ export type {
   RestartPolicy,
   StdioTarget,
   TraceContext,
+  UrlTarget,
 } from './types.js';
 export {
   HttpStatusError,

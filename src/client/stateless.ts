@@ -4,7 +4,7 @@
  * tools/call, prompts/get and resources/read may answer `input_required` (basic/patterns/mrtr, answered by the
  * client's input loop, src/client/input-loop.ts), and subscriptions are subscriptions/listen streams.
  */
-import type { Connection, Result } from '../jsonrpc/connection.js';
+import type { Connection, FailedRequest, Result } from '../jsonrpc/connection.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { serialisedOnce } from '../jsonrpc/serialise.js';
 import { McpErrorCode } from '../mcp/errors.js';
@@ -128,8 +128,9 @@ export class StatelessCodec implements ClientEraCodec {
   }
 
   /**
-   * One request; an UnsupportedProtocolVersionError listing a version we speak is retried once with it. One
-   * reaction for both outcomes: a call in flight holds no promise of the codec's beyond it.
+   * One request; an UnsupportedProtocolVersionError listing a version we speak is retried once with it. The
+   * retry is the connection's `onfailure`, one function for every request: a call in flight holds no promise
+   * or reaction of the codec's.
    */
   send(
     connection: Connection,
@@ -137,17 +138,30 @@ export class StatelessCodec implements ClientEraCodec {
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
   ): Promise<Result> {
-    return connection
-      .request(method, this.withMeta(params, options), options)
-      .then(undefined, (error: unknown) => {
-        const next = pickStatelessVersion(supportedVersionsOf(error));
-        if (next === undefined) throw unwrapError(error);
-        this.version = next;
-        return connection
-          .request(method, this.withMeta(params, options), options)
-          .then(undefined, rethrowUnwrapped);
-      });
+    return connection.request(method, this.withMeta(params, options), this.#retrying(options));
   }
+
+  /** `options` with the version retry; the options every plain call shares map to one shared copy. */
+  #retrying(options: WireRequestOptions): WireRequestOptions {
+    if (options === this.#lastOptions) return this.#lastRetrying;
+    this.#lastOptions = options;
+    this.#lastRetrying = { ...options, onfailure: this.#retry };
+    return this.#lastRetrying;
+  }
+
+  #lastOptions: WireRequestOptions | undefined;
+  #lastRetrying: WireRequestOptions = {};
+
+  readonly #retry = (error: unknown, failed: FailedRequest): Promise<Result> => {
+    const next = pickStatelessVersion(supportedVersionsOf(error));
+    if (next === undefined) throw unwrapError(error);
+    const sent = failed.params?._meta;
+    const base = this.#baseMeta;
+    this.version = next;
+    const params: Record<string, unknown> = Object.assign({}, failed.params);
+    params._meta = sent === base ? this.#baseMeta : { ...(sent as object), [MetaKey.ProtocolVersion]: next };
+    return failed.resend(params, { ...failed.options, onfailure: rethrowUnwrapped });
+  };
 
   answersInput(method: string): boolean {
     return INPUT_REQUIRED_METHODS.has(method);

@@ -86,4 +86,15 @@ export interface RequestOptionsLite extends TraceContext {
 export type StdioTarget = StdioServerParameters;
 export type ConnectTarget = StdioTarget | string | URL | Transport;
 
+/**
+ * A remote server as an mcp.json entry names it (Claude Desktop, Cursor, VS Code): its URL, the headers to send,
+ * and `type` `sse` for the legacy HTTP+SSE transport (`http` / `streamable-http`: Streamable HTTP only).
+ * `McpClient.connect` takes it as it takes a URL; `ClientOptions.headers` are added over the entry's.
+ */
+export interface UrlTarget {
+  readonly url: string | URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly type?: 'http' | 'streamable-http' | 'sse';
+}
+
 export type Params = JSONObject;

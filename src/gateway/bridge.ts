@@ -16,6 +16,9 @@ import type { InputRequest, JSONObject, LoggingLevel } from '../mcp/types.js';
 import { InputRequiredSignal } from '../server/input.js';
 import { digest } from '../server/request-state.js';
 import type { HandlerContext } from '../server/types.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import { BridgeRelay, type RoundContext } from './relay.js';
+import type { GatewayBus } from './shared-state.js';
 
 export type InputMethod = InputRequest['method'];
 
@@ -43,7 +46,7 @@ const MAX_PARKED = 1000;
 
 export class Exchange {
   /** The downstream request's context of the current round (progress and logs go there). */
-  context: HandlerContext;
+  context: RoundContext;
   readonly controller = new AbortController();
   readonly #asks: PendingAsk[] = [];
   #wake: (() => void) | undefined;
@@ -62,7 +65,7 @@ export class Exchange {
     readonly connection: string,
     readonly principal: string | undefined,
     readonly kind: ForwardedRequest,
-    context: HandlerContext,
+    context: RoundContext,
   ) {
     this.context = context;
   }
@@ -149,7 +152,7 @@ export class Exchange {
    * Serves one downstream round: answers what the upstream asked with this round's input, then waits for the
    * upstream's result or its next question. A question the round cannot answer ends it with input_required.
    */
-  async drive(context: HandlerContext, onPark: (exchange: Exchange) => void): Promise<unknown> {
+  async drive(context: RoundContext, onPark: (exchange: Exchange) => void): Promise<unknown> {
     this.context = context;
     const cancel = () => this.controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', cancel, { once: true });
@@ -173,7 +176,7 @@ export class Exchange {
     }
   }
 
-  async #answer(context: HandlerContext, onPark: (exchange: Exchange) => void): Promise<void> {
+  async #answer(context: RoundContext, onPark: (exchange: Exchange) => void): Promise<void> {
     const asks = [...this.#asks];
     let answers: Record<string, Record<string, unknown>>;
     try {
@@ -218,6 +221,12 @@ function bindingOf(kind: ForwardedRequest, principal: string | undefined): strin
 export interface BridgeOptions {
   /** How long a parked upstream request waits for the downstream's next round (default 5 minutes). */
   readonly parkMs?: number;
+  /**
+   * The bus to the other gateway instances sharing state: a retry whose upstream request another instance
+   * holds is forwarded there. Without it, such a retry is answered "no longer pending".
+   */
+  readonly bus?: GatewayBus;
+  readonly logger?: Logger;
 }
 
 /** The exchanges in flight, which upstream connection each runs on, and those parked between MRTR rounds. */
@@ -225,11 +234,19 @@ export class Bridge {
   readonly #inflight = new Map<string, Set<Exchange>>();
   readonly #parked = new Map<string, Exchange[]>();
   readonly #parkMs: number;
+  readonly #relay: BridgeRelay<Exchange> | undefined;
   #parkedCount = 0;
   #ids = 0;
 
   constructor(options: BridgeOptions = {}) {
     this.#parkMs = options.parkMs ?? DEFAULT_PARK_MS;
+    this.#relay =
+      options.bus &&
+      new BridgeRelay(
+        options.bus,
+        { unpark: (binding) => this.#unpark(binding), park: (exchange) => this.#park(exchange) },
+        options.logger ?? silentLogger,
+      );
   }
 
   /**
@@ -245,7 +262,9 @@ export class Bridge {
     let exchange: Exchange | undefined;
     // Only a verified 2026-07-28 requestState vouches for earlier rounds (a handshake session answers inline).
     if (context.inputRound > 0) {
-      exchange = this.#unpark(bindingOf(kind, context.principal));
+      const binding = bindingOf(kind, context.principal);
+      exchange = this.#unpark(binding);
+      if (!exchange && this.#relay) return (await this.#relay.resume(binding, context)) as T;
       if (!exchange)
         throw invalidParams(
           'the upstream request this requestState belongs to is no longer pending: send the request again without requestState and inputResponses',
@@ -281,6 +300,7 @@ export class Bridge {
 
   /** Abandons every parked request (the gateway is closing). */
   close(): void {
+    this.#relay?.close();
     for (const list of this.#parked.values())
       for (const exchange of list) exchange.controller.abort(new Error('gateway closed'));
     this.#parked.clear();

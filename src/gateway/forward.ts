@@ -69,7 +69,8 @@ export class Forwarder {
     context: HandlerContext,
   ): Promise<CallToolResult> {
     const target: Target = { method: 'tools/call', name, server: tool.server, upstreamName: tool.mcpName };
-    this.#admit(target, context);
+    const admitting = this.#admit(target, context);
+    if (admitting) await admitting;
     const { host } = this.#deps;
     const wantsProgress = progressTokenOf(context.meta) !== undefined;
     const traceparent = traceOf(context);
@@ -104,7 +105,8 @@ export class Forwarder {
     context: HandlerContext,
   ): Promise<GetPromptResult> {
     const full: Target = { method: 'prompts/get', ...target };
-    this.#admit(full, context);
+    const admitting = this.#admit(full, context);
+    if (admitting) await admitting;
     return this.#protocolErrors(full.server, () =>
       this.#run(full, context, args, (exchange, client) =>
         (client ?? this.#shared(full.server)).getPrompt(
@@ -122,7 +124,8 @@ export class Forwarder {
 
   async readResource(target: Omit<Target, 'method'>, context: HandlerContext): Promise<ReadResourceResult> {
     const full: Target = { method: 'resources/read', ...target };
-    this.#admit(full, context);
+    const admitting = this.#admit(full, context);
+    if (admitting) await admitting;
     return this.#protocolErrors(full.server, () =>
       this.#run(full, context, { uri: full.name }, (exchange, client) =>
         (client ?? this.#shared(full.server)).readResource(
@@ -144,20 +147,12 @@ export class Forwarder {
     result: CallToolResult,
     context: HandlerContext,
   ): Promise<CallToolResult> {
-    // The connection the call ran on (a 2026-07-28 call may have started rounds ago): the caller's own or the shared.
-    const client =
-      (await this.#clientFor(server, context.principal)) ??
-      (this.#deps.host.client(server) as McpClient | undefined);
-    if (!(context.task instanceof RelayedTask) || !client) {
+    if (!(context.task instanceof RelayedTask)) {
       const text = `upstream ${server}: answered with a task, which this caller did not ask for`;
       return { content: [{ type: 'text', text }], isError: true };
     }
     const { _meta: _, ...upstream } = result as unknown as JSONObject;
-    context.task.created = this.#deps.tasks.created(upstream, {
-      server,
-      principal: context.principal,
-      client,
-    });
+    context.task.created = await this.#deps.tasks.created(upstream, { server, principal: context.principal });
     // Replaced by the CreateTaskResult in the relay's tools/call hook.
     return { content: [] };
   }
@@ -171,6 +166,16 @@ export class Forwarder {
     if (upstream?.serverCapabilities?.completions === undefined) return [];
     const result: CompleteResult = await upstream.complete(params);
     return Array.isArray(result.completion?.values) ? result.completion.values : [];
+  }
+
+  /**
+   * The connection a server's requests for `principal` go on: the caller's own (per-principal servers) or the
+   * shared one. Task requests use it too, whichever instance handed the task out.
+   */
+  async connectionFor(server: string, principal: string | undefined): Promise<McpClient | undefined> {
+    return (
+      (await this.#clientFor(server, principal)) ?? (this.#deps.host.client(server) as McpClient | undefined)
+    );
   }
 
   /** The host's client for a server, as an McpClient (the gateway's connector opens nothing else). */
@@ -187,20 +192,26 @@ export class Forwarder {
     return this.#deps.host.config.servers.find((s) => s.name === server);
   }
 
-  /** Policy and rate limits; a refusal is audited and thrown as a JSON-RPC error before anything is sent. */
-  #admit(target: Target, context: HandlerContext): void {
+  /**
+   * Policy and rate limits; a refusal is audited and thrown as a JSON-RPC error before anything is sent. A
+   * promise only when the rate limits are shared (the buckets are in Redis).
+   */
+  #admit(target: Target, context: HandlerContext): void | Promise<void> {
     const { policy, limiter } = this.#deps.governance;
     const caller = { principal: context.principal, auth: context.auth };
     if (target.method === 'tools/call' && !policy.allows(caller, target.name)) {
       this.#record(target, context, 'denied', 0, 'not allowed by policy');
       throw new RpcError(FORBIDDEN, `not allowed to call tool ${target.name}`);
     }
-    try {
-      limiter.take(context.principal, target.name);
-    } catch (error) {
+    const limited = (error: unknown): never => {
       if (error instanceof RpcError && error.code === RATE_LIMITED)
         this.#record(target, context, 'rate_limited', 0, error.message);
       throw error;
+    };
+    try {
+      return limiter.take(context.principal, target.name)?.catch(limited);
+    } catch (error) {
+      return limited(error);
     }
   }
 

@@ -22,6 +22,7 @@ import { Bridge } from './bridge.js';
 import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
 import { offerToolSearch } from './search.js';
+import { type GatewaySharedState, InMemoryTaskRouteStore } from './shared-state.js';
 import { TaskRelay } from './tasks.js';
 import {
   type GatewayAuditSink,
@@ -73,6 +74,13 @@ export interface GatewayOptions {
    * request, named after its server, the child of the caller's SERVER span).
    */
   readonly upstreamMiddleware?: (server: string) => readonly ClientMiddleware[];
+  /**
+   * State shared with the other instances of this gateway behind a balancer (agentforge/redis): rate-limit
+   * buckets, task routes, and the bus forwarding MRTR retries to the instance holding their upstream request.
+   * Default: this process alone. Give the instances the same `requestState.keys` and a shared
+   * `requestState.oneTime` too, and listen with a shared `sessionStore` and `eventStore`.
+   */
+  readonly shared?: GatewaySharedState;
   readonly logger?: Logger;
 }
 
@@ -113,9 +121,14 @@ export class Gateway {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#initialPolicy = new ToolPolicy(options.policies);
-    this.#governance = { policy: this.#initialPolicy, limiter: new RateLimiter(options.rateLimits) };
-    this.#tasks = new TaskRelay(host);
-    const forwarder = new Forwarder({
+    this.#governance = { policy: this.#initialPolicy, limiter: this.#limiter(options.rateLimits) };
+    let forwarder: Forwarder | undefined;
+    this.#tasks = new TaskRelay(
+      host,
+      options.shared?.taskRoutes ?? new InMemoryTaskRouteStore(),
+      async (server, principal) => forwarder?.connectionFor(server, principal),
+    );
+    forwarder = new Forwarder({
       host,
       bridge,
       governance: this.#governance,
@@ -185,7 +198,7 @@ export class Gateway {
         'gateway: policies added by a reload apply to calls; lists are filtered after a restart',
       );
     this.#governance.policy = policy;
-    this.#governance.limiter = new RateLimiter(settings.rateLimits);
+    this.#governance.limiter = this.#limiter(settings.rateLimits);
     await this.host.reconfigure(config);
     for (const group of groupsOf(config)) if (!this.#endpoints.has(group)) this.#addEndpoint(group);
     const names = new Set([...before, ...config.servers.map((s) => s.name)]);
@@ -267,6 +280,11 @@ export class Gateway {
     }
   }
 
+  /** Buckets in this process, or shared with the other instances. */
+  #limiter(limits: RateLimits | undefined): RateLimiter {
+    return new RateLimiter(limits, undefined, this.#options.shared?.rateLimits);
+  }
+
   /** Lists are filtered per caller when there were policies at the start, or there may be later. */
   get #listsFiltered(): boolean {
     return !this.#initialPolicy.empty || this.#options.dynamicPolicies === true;
@@ -343,7 +361,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   if ((options.perPrincipal?.length ?? 0) > 0 && !options.upstreamCredentials)
     throw new Error('perPrincipal servers need an upstreamCredentials hook');
   let gateway: Gateway | undefined;
-  const bridge = new Bridge(options.inputTimeoutMs === undefined ? {} : { parkMs: options.inputTimeoutMs });
+  const bridge = new Bridge({
+    ...(options.inputTimeoutMs === undefined ? {} : { parkMs: options.inputTimeoutMs }),
+    ...(options.shared?.bus ? { bus: options.shared.bus } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const ask: UpstreamAsk = (connection, method, params, signal, key) => {
     const exchange = bridge.exchangeFor(connection);
     if (exchange) return exchange.ask(method, params, signal, key);

@@ -6,6 +6,7 @@
 import { RpcError } from '../jsonrpc/errors.js';
 import { GlobSet } from '../agent/glob.js';
 import type { AuthInfo } from '../server/types.js';
+import type { RateLimitStore } from './shared-state.js';
 
 /** A rule: the principals it is about (globs over subject, client id or the full principal) and their tools. */
 export interface PolicyRule {
@@ -102,8 +103,11 @@ export class RateLimiter {
   readonly #tools: ReadonlyArray<{ readonly glob: GlobSet; readonly limit: RateLimit; readonly key: string }>;
   readonly #buckets = new Map<string, Bucket>();
   readonly #now: () => number;
+  readonly #store: RateLimitStore | undefined;
 
-  constructor(limits: RateLimits = {}, now: () => number = () => performance.now()) {
+  /** With a `store`, the buckets are shared (several gateway instances); without, they are this process's. */
+  constructor(limits: RateLimits = {}, now: () => number = () => performance.now(), store?: RateLimitStore) {
+    this.#store = store;
     this.#principal = limits.principal;
     this.#tools = Object.entries(limits.tools ?? {}).map(([glob, limit]) => ({
       glob: new GlobSet([glob]),
@@ -113,8 +117,11 @@ export class RateLimiter {
     this.#now = now;
   }
 
-  /** Takes a token from every bucket the call falls in; throws a JSON-RPC error naming the limit otherwise. */
-  take(principal: string | undefined, tool: string): void {
+  /**
+   * Takes a token from every bucket the call falls in; throws (or, with a shared store, rejects with) a
+   * JSON-RPC error naming the limit otherwise.
+   */
+  take(principal: string | undefined, tool: string): void | Promise<void> {
     if (!this.#principal && this.#tools.length === 0) return;
     const who = principal ?? 'anonymous';
     const buckets: Array<{ key: string; limit: RateLimit; what: string }> = [];
@@ -123,6 +130,9 @@ export class RateLimiter {
       if (rule.glob.matches(tool))
         buckets.push({ key: `t\u0000${rule.key}\u0000${who}`, limit: rule.limit, what: `calls of ${tool}` });
     }
+    // No bucket for this call (a per-tool limit on other tools): nothing to take, and no Redis round trip.
+    if (buckets.length === 0) return;
+    if (this.#store) return this.#takeShared(this.#store, who, buckets);
     const now = this.#now();
     const states = buckets.map((bucket) => ({
       ...bucket,
@@ -131,13 +141,19 @@ export class RateLimiter {
     const empty = states.find((bucket) => bucket.state.tokens < 1);
     if (empty) {
       const retryAfterMs = Math.ceil(((1 - empty.state.tokens) / empty.limit.refillPerSecond) * 1000);
-      throw new RpcError(
-        RATE_LIMITED,
-        `rate limit exceeded: too many ${empty.what}; retry in ${retryAfterMs} ms`,
-        { retryAfterMs, limit: empty.limit },
-      );
+      throw refused(empty, retryAfterMs);
     }
     for (const bucket of states) bucket.state.tokens -= 1;
+  }
+
+  async #takeShared(
+    store: RateLimitStore,
+    principal: string,
+    buckets: ReadonlyArray<{ key: string; limit: RateLimit; what: string }>,
+  ): Promise<void> {
+    const refusal = await store.take(buckets.map(({ key, limit }) => ({ key, principal, ...limit })));
+    const empty = refusal && buckets[refusal.index];
+    if (empty) throw refused(empty, refusal.retryAfterMs);
   }
 
   #refill(key: string, limit: RateLimit, now: number): Bucket {
@@ -153,6 +169,14 @@ export class RateLimiter {
     bucket.at = now;
     return bucket;
   }
+}
+
+function refused(bucket: { limit: RateLimit; what: string }, retryAfterMs: number): RpcError {
+  return new RpcError(
+    RATE_LIMITED,
+    `rate limit exceeded: too many ${bucket.what}; retry in ${retryAfterMs} ms`,
+    { retryAfterMs, limit: bucket.limit },
+  );
 }
 
 /** One forwarded request, as the audit log records it. */

@@ -36,3 +36,13 @@ export {
 export { FORBIDDEN } from './forward.js';
 export { type GatewayAuthSettings, type GatewaySettings, parseGatewaySettings } from './settings.js';
 export type { UpstreamCredentials, UpstreamCredentialsHook } from './upstreams.js';
+export {
+  type GatewayBus,
+  type GatewaySharedState,
+  InMemoryTaskRouteStore,
+  type RateLimitRefusal,
+  type RateLimitStore,
+  type StoredTaskRoute,
+  type TaskRouteStore,
+  type TokenBucket,
+} from './shared-state.js';

@@ -9,7 +9,8 @@
 import type { McpHost } from '../agent/host.js';
 import type { McpClient } from '../client/client.js';
 import type { Subscription } from '../client/subscriptions.js';
-import { invalidParams } from '../mcp/errors.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import type { JSONObject } from '../mcp/types.js';
 import { DerivedScope, type RequestScope } from '../server/context.js';
 import {
@@ -22,24 +23,25 @@ import { Notification } from '../mcp/methods.js';
 import type { SubscriptionFilter } from '../mcp/types.js';
 import type { HandlerContext, TaskContext } from '../server/types.js';
 import { isRecord } from '../util/record.js';
+import type { StoredTaskRoute, TaskRouteStore } from './shared-state.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
-/** Tasks remembered at most; the oldest is forgotten first (its upstream keeps it until its own ttl). */
-const MAX_TASKS = 10_000;
 /** Task ids one listen may ask for (as the tasks extension's own server allows). */
 const MAX_LISTENED_TASKS = 100;
+/** How long a route is kept for a task whose upstream gave no TTL (`ttlMs: null`), and at most. */
+const ROUTE_RETENTION_MS = 24 * 3_600_000;
 
 export interface TaskRoute {
   readonly server: string;
   readonly principal: string | undefined;
-  readonly client: McpClient;
 }
 
-interface RoutedTask extends TaskRoute {
-  /** The upstream's own task id. */
-  readonly upstreamId: string;
-}
+/** The upstream connection a route's requests go on: the shared one, or the principal's own. */
+export type TaskConnection = (
+  server: string,
+  principal: string | undefined,
+) => Promise<McpClient | undefined>;
 
 /** The marker a relayed tools/call carries as `ctx.task`: where the forwarder leaves a CreateTaskResult. */
 export class RelayedTask implements TaskContext {
@@ -65,10 +67,14 @@ class RelayScope extends DerivedScope {
 
 export class TaskRelay {
   readonly #host: McpHost;
-  readonly #routes = new Map<string, RoutedTask>();
+  /** Routes by the gateway's task id: in memory by default, in Redis for several gateway instances. */
+  readonly #routes: TaskRouteStore;
+  readonly #connection: TaskConnection;
 
-  constructor(host: McpHost) {
+  constructor(host: McpHost, routes: TaskRouteStore, connection: TaskConnection) {
     this.#host = host;
+    this.#routes = routes;
+    this.#connection = connection;
   }
 
   /** The settings the first upstream that offers tasks advertises, or undefined when none does. */
@@ -82,11 +88,16 @@ export class TaskRelay {
   }
 
   /** Notes a CreateTaskResult an upstream answered for `route.principal`; returns it under the gateway's id. */
-  created(result: JSONObject, route: TaskRoute): JSONObject {
+  async created(result: JSONObject, route: TaskRoute): Promise<JSONObject> {
     if (typeof result.taskId !== 'string') return result;
     const taskId = `${route.server}__${result.taskId}`;
-    if (this.#routes.size >= MAX_TASKS) this.#routes.delete(this.#routes.keys().next().value!);
-    this.#routes.set(taskId, { ...route, upstreamId: result.taskId });
+    const ttl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? result.ttlMs : ROUTE_RETENTION_MS;
+    const stored = { server: route.server, upstreamId: result.taskId };
+    await this.#routes.set(
+      taskId,
+      route.principal === undefined ? stored : { ...stored, principal: route.principal },
+      Math.min(ttl, ROUTE_RETENTION_MS),
+    );
     return { ...result, taskId };
   }
 
@@ -133,7 +144,7 @@ export class TaskRelay {
     const agreed: string[] = [];
     const upstream: Subscription[] = [];
     for (const taskId of new Set(ids as string[])) {
-      const route = this.#routes.get(taskId);
+      const route = await this.#routes.get(taskId);
       if (!route || route.principal !== request.principal) continue;
       const subscription = await this.#listenUpstream(taskId, route, request).catch(() => undefined);
       if (!subscription) continue;
@@ -150,10 +161,12 @@ export class TaskRelay {
 
   async #listenUpstream(
     taskId: string,
-    route: RoutedTask,
+    route: StoredTaskRoute,
     request: ListenRequest,
   ): Promise<Subscription | undefined> {
-    const subscription = await route.client.subscribe(
+    const client = await this.#connection(route.server, route.principal);
+    if (!client) return undefined;
+    const subscription = await client.subscribe(
       { taskIds: [route.upstreamId] } as SubscriptionFilter,
       (notification) => {
         if (notification.method !== Notification.Tasks) return;
@@ -173,10 +186,12 @@ export class TaskRelay {
     const taskId = params?.taskId;
     if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 256)
       throw invalidParams('taskId must be a non-empty string');
-    const route = this.#routes.get(taskId);
+    const route = await this.#routes.get(taskId);
     if (!route || route.principal !== ctx.principal) throw invalidParams('Unknown task');
+    const client = await this.#connection(route.server, route.principal);
+    if (!client) throw new RpcError(McpErrorCode.InternalError, `upstream ${route.server} is not connected`);
     const { _meta: _, ...rest } = params ?? {};
-    const result = await route.client.request(
+    const result = await client.request(
       method,
       { ...rest, taskId: route.upstreamId },
       {

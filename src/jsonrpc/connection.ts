@@ -13,7 +13,16 @@ import {
   type Result,
 } from './incoming.js';
 import { type ProtocolHooks, noHooks } from './hooks.js';
-import { type Pending, cancelledError, deadlineOf, timeoutError } from './pending.js';
+import {
+  type Pending,
+  type Resend,
+  cancelledError,
+  deadlineOf,
+  failBeforeSending,
+  failPending,
+  timeoutError,
+} from './pending.js';
+import { SendWatch } from './send-watch.js';
 import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
@@ -29,6 +38,7 @@ import type { MessageExtra, SendOptions, Transport } from './transport.js';
 export type {
   NotificationHandler,
   Params,
+  FailedRequest,
   RequestArguments,
   RequestContext,
   RequestHandler,
@@ -66,8 +76,14 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (pending) this.#cancelOutgoing(id, cancelledError(pending.method, signal.reason), signal.reason);
   });
   #fallbackRequestHandler: ((method: string) => RequestHandler<Outgoing> | undefined) | undefined;
-  /** The requests handed to the transport whose send promise has not settled yet, if they share one. */
-  #sendBatch: { readonly sent: Promise<void>; readonly ids: RequestId[] } | undefined;
+  readonly #sends = new SendWatch((ids, error) => {
+    for (const id of ids) {
+      const pending = this.#settle(id);
+      if (!pending) continue;
+      const failure = new LocalError('transport_error', `failed to send ${pending.method}`, { cause: error });
+      failPending(this.#resend, pending, failure);
+    }
+  });
   #nextId = 1;
   #closed: LocalError | undefined;
   #closing: Promise<void> | undefined;
@@ -121,10 +137,13 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     return this.#send(method, params, options);
   }
 
+  readonly #resend: Resend = (method, params, options) => this.#send(method, params, options);
+
   #send(method: string, params: Params, options: RequestOptions | undefined): Promise<Result> {
-    if (this.#closed) return Promise.reject(this.#closed);
+    if (this.#closed) return failBeforeSending(this.#closed, method, params, options, this.#resend);
     const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(cancelledError(method, signal.reason));
+    if (signal?.aborted)
+      return failBeforeSending(cancelledError(method, signal.reason), method, params, options, this.#resend);
     const id = this.#nextId;
     this.#nextId = id === Number.MAX_SAFE_INTEGER ? 1 : id + 1;
     const outgoingParams = options?.onprogress ? this.#hooks.withProgressToken(params, id) : params;
@@ -136,6 +155,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
       const now = Date.now();
       const pending: Pending = {
         method,
+        params: outgoingParams,
         resolve,
         reject,
         startedAt: now,
@@ -149,36 +169,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
       if (signal) this.#signals.add(signal, id);
       const sendOptions =
         options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
-      this.#watchSend(this.#transport.send(message, sendOptions), id);
+      this.#sends.watch(this.#transport.send(message, sendOptions), id);
     });
-  }
-
-  /**
-   * Fails the request if its send fails. A transport that batches (stdio: one write per tick) returns one
-   * promise for the whole batch: the requests of a batch share one reaction instead of one each.
-   */
-  #watchSend(sent: Promise<void>, id: RequestId): void {
-    const batch = this.#sendBatch;
-    if (batch !== undefined && batch.sent === sent) {
-      batch.ids.push(id);
-      return;
-    }
-    const fresh = { sent, ids: [id] };
-    this.#sendBatch = fresh;
-    sent.then(
-      () => {
-        if (this.#sendBatch === fresh) this.#sendBatch = undefined;
-      },
-      (error: unknown) => {
-        if (this.#sendBatch === fresh) this.#sendBatch = undefined;
-        for (const failed of fresh.ids) {
-          const pending = this.#settle(failed);
-          pending?.reject(
-            new LocalError('transport_error', `failed to send ${pending.method}`, { cause: error }),
-          );
-        }
-      },
-    );
   }
 
   notify(method: string, params?: Params, options?: SendOptions): Promise<void> {
@@ -225,7 +217,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   #cancelOutgoing(id: RequestId, error: LocalError, reason: unknown): void {
     const pending = this.#settle(id);
     if (!pending) return;
-    pending.reject(error);
+    failPending(this.#resend, pending, error);
     if (this.#closed) return;
     if (this.#transport.cancelRequest?.(id, reason)) return;
     const text = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : undefined;
@@ -263,7 +255,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   #onErrorResponse(message: JSONRPCErrorResponse): void {
     const id = message.id;
     const pending = id === undefined || id === null ? undefined : this.#settle(id);
-    if (pending) pending.reject(RpcError.fromObject(message.error));
+    if (pending) failPending(this.#resend, pending, RpcError.fromObject(message.error));
     else this.#logger.warn(`peer reported an error: ${message.error.code} ${message.error.message}`);
   }
 
@@ -379,7 +371,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         ? (error.data as { requestId?: unknown } | undefined)?.requestId
         : undefined;
     const pending = typeof id === 'string' || typeof id === 'number' ? this.#settle(id) : undefined;
-    if (pending) pending.reject(error);
+    if (pending) failPending(this.#resend, pending, error);
     else this.#logger.warn(`transport: ${error.message}`);
   }
 
@@ -391,7 +383,10 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
 
   #shutdown(error: LocalError): void {
     this.#closed = error;
-    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
+    for (const id of [...this.#pending.keys()]) {
+      const pending = this.#settle(id);
+      if (pending) failPending(this.#resend, pending, error);
+    }
     this.#deadlines.stop();
     this.#signals.clear();
     for (const incoming of this.#incoming.values()) {

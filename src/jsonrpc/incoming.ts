@@ -38,6 +38,23 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** Routes the request onto an incoming request's stream (server-to-client requests on HTTP). */
   relatedRequestId?: RequestId;
+  /**
+   * How the request ends when it fails (an error response, a timeout, a cancellation, a failed send, the
+   * connection closing): what it returns settles the request instead (a retry through `failed.resend`), what
+   * it throws is the caller's error. One function shared by many requests costs a request nothing, where a
+   * rejection handler on each request's promise costs a promise, a reaction and a closure per request in flight.
+   */
+  onfailure?: (error: unknown, failed: FailedRequest) => Promise<Result>;
+}
+
+/** A request that failed, as `RequestOptions.onfailure` sees it. */
+export interface FailedRequest {
+  readonly method: string;
+  /** The params it was sent with (a progress token included). */
+  readonly params: Params;
+  readonly options: RequestOptions | undefined;
+  /** Sends the request again under a new id. */
+  resend(params: Params, options?: RequestOptions): Promise<Result>;
 }
 
 /** An incoming request as its handler sees it; `Outgoing` types the requests it may send back to the peer. */

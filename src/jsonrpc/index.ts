@@ -1,6 +1,7 @@
 export {
   Connection,
   type ConnectionOptions,
+  type FailedRequest,
   type NotificationHandler,
   type Params,
   type RequestArguments,

@@ -3,11 +3,13 @@
  * report restarts the timeout, a total budget caps it) and the errors it can end with locally.
  */
 import { LocalError } from './errors.js';
-import type { RequestOptions, Result } from './incoming.js';
+import type { FailedRequest, Params, RequestOptions, Result } from './incoming.js';
 
 export interface Pending {
   readonly method: string;
-  readonly resolve: (result: Result) => void;
+  /** What it was sent with: `RequestOptions.onfailure` may send it again. */
+  readonly params: Params;
+  readonly resolve: (result: Result | Promise<Result>) => void;
   readonly reject: (error: unknown) => void;
   readonly startedAt: number;
   readonly options: RequestOptions | undefined;
@@ -43,4 +45,45 @@ export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: nu
 export function cancelledError(method: string, reason: unknown): LocalError {
   const detail = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
   return new LocalError('cancelled', `request ${method} cancelled: ${detail}`, { cause: reason });
+}
+
+/** Sends a request again under a new id (the connection's own send). */
+export type Resend = (method: string, params: Params, options?: RequestOptions) => Promise<Result>;
+
+function failedRequest(
+  method: string,
+  params: Params,
+  options: RequestOptions | undefined,
+  resend: Resend,
+): FailedRequest {
+  return { method, params, options, resend: (again, next) => resend(method, again, next) };
+}
+
+/** Ends a request taken off the table with `error`, or with what its `onfailure` makes of it. */
+export function failPending(resend: Resend, pending: Pending, error: unknown): void {
+  const onfailure = pending.options?.onfailure;
+  if (onfailure === undefined) {
+    pending.reject(error);
+    return;
+  }
+  try {
+    pending.resolve(onfailure(error, failedRequest(pending.method, pending.params, pending.options, resend)));
+  } catch (thrown) {
+    pending.reject(thrown);
+  }
+}
+
+/** A request that fails before it is sent (closed connection, aborted signal): asynchronously, as any other. */
+export function failBeforeSending(
+  error: unknown,
+  method: string,
+  params: Params,
+  options: RequestOptions | undefined,
+  resend: Resend,
+): Promise<Result> {
+  const onfailure = options?.onfailure;
+  if (onfailure === undefined) return Promise.reject(error);
+  return new Promise<Result>((resolve) =>
+    resolve(onfailure(error, failedRequest(method, params, options, resend))),
+  );
 }

@@ -8,6 +8,9 @@ export interface MessageExtra {
   readonly headers?: Headers;
   readonly authInfo?: unknown;
   readonly sessionId?: string;
+  /** The peer's IP address and port, when the transport is a socket (OpenTelemetry `client.address`/`port`). */
+  readonly remoteAddress?: string;
+  readonly remotePort?: number;
   readonly [key: string]: unknown;
 }
 

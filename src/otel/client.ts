@@ -18,8 +18,6 @@ import {
   contentAttribute,
   errorTypeOf,
   isToolError,
-  recordedOperation,
-  targetOf,
   withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, injectTrace } from './instruments.js';
@@ -87,26 +85,70 @@ function recordResult(
 }
 
 /**
+ * mcp.md: Metric `mcp.client.session.duration`: a link's session from its first connect-time request
+ * (initialize, or server/discover in 2026-07-28) to its close, with `error.type` when the link failed (the
+ * transport's reason: a server process that exited, a stream that broke), not when the client closed it.
+ */
+class ClientSessions {
+  readonly #versions = new WeakMap<Link, { version: string }>();
+  readonly #instruments: Instruments;
+
+  constructor(instruments: Instruments) {
+    this.#instruments = instruments;
+  }
+
+  /** A connect-time request on `link`: the first one starts the session's clock. */
+  opening(request: ClientRequestContext): void {
+    const { link } = request;
+    if (this.#versions.has(link)) return;
+    const session = { version: request.codec.version };
+    this.#versions.set(link, session);
+    const started = performance.now();
+    link.connection.onClose((reason) => {
+      const transport = transportAttributes(link);
+      const attributes: Attributes = session.version
+        ? { ...transport, [Attr.McpProtocolVersion]: session.version }
+        : { ...transport };
+      if (reason.cause !== undefined) attributes[Attr.ErrorType] = errorTypeOf(reason.cause).type;
+      this.#instruments.sessionHistogram()?.record((performance.now() - started) / 1000, attributes);
+    });
+  }
+
+  /** The revision the session speaks: initialize's answer, else the codec's. */
+  opened(request: ClientRequestContext, result: Result): void {
+    const session = this.#versions.get(request.link);
+    if (session === undefined) return;
+    const answered = request.method === Method.Initialize ? result.protocolVersion : undefined;
+    session.version = typeof answered === 'string' ? answered.slice(0, 64) : request.codec.version;
+  }
+}
+
+/**
  * The client middleware: `McpClient.connect(target, { middleware: [clientTracing()] })`. With no SDK
  * registered (and no providers given) it passes every request straight on.
  */
 export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware {
-  const instruments = new Instruments(options, {
-    name: Metric.ClientOperationDuration,
-    description: 'The duration of an MCP request or notification as the client observes it',
-  });
-  const operations = new OperationCache();
+  const instruments = new Instruments(
+    options,
+    {
+      name: Metric.ClientOperationDuration,
+      description: 'The duration of an MCP request or notification as the client observes it',
+    },
+    {
+      name: Metric.ClientSessionDuration,
+      description: 'The duration of an MCP session as the client observes it',
+    },
+  );
+  const operations = new OperationCache<Link>(transportAttributes);
+  const sessions = new ClientSessions(instruments);
   const extraAttributes = options.attributes;
   return (request, next) => {
     const tracer = instruments.tracer();
     const histogram = instruments.histogram();
     if (tracer === undefined && histogram === undefined) return next(request);
-    const { method, params, link } = request;
-    const version = protocolVersionOf(request);
-    const operation = operations.get(
-      `${link.key}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
-      () => recordedOperation(method, params, transportAttributes(link), version),
-    );
+    const { method, params } = request;
+    if (request.connecting) sessions.opening(request);
+    const operation = operations.get(request.link, method, params, protocolVersionOf(request));
     let span: Span | undefined;
     let options = request.options;
     if (tracer) {
@@ -141,6 +183,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
     return pending.then(
       (result) => {
         settle(recordResult(span, request, result, instruments.recordContent));
+        if (request.connecting) sessions.opened(request, result);
         return result;
       },
       (error: unknown) => {

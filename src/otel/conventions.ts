@@ -18,6 +18,8 @@ export const Attr = {
   NetworkProtocolName: 'network.protocol.name',
   ServerAddress: 'server.address',
   ServerPort: 'server.port',
+  ClientAddress: 'client.address',
+  ClientPort: 'client.port',
   GenAiOperationName: 'gen_ai.operation.name',
   GenAiToolName: 'gen_ai.tool.name',
   GenAiToolCallId: 'gen_ai.tool.call.id',
@@ -39,7 +41,13 @@ export const Attr = {
 export const Metric = {
   ClientOperationDuration: 'mcp.client.operation.duration',
   ServerOperationDuration: 'mcp.server.operation.duration',
+  ClientSessionDuration: 'mcp.client.session.duration',
+  ServerSessionDuration: 'mcp.server.session.duration',
 } as const;
+
+/** mcp.md: Recording MCP transport, on a server: stdio is a pipe; an HTTP request brings its headers. */
+export const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
+export const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
 
 /** mcp.md: the explicit bucket boundaries advised for both operation-duration histograms, in seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -66,7 +74,10 @@ function stringParam(params: Record<string, unknown> | undefined, key: string): 
   return typeof value === 'string' && value.length > 0 ? value.slice(0, MAX_TARGET_LENGTH) : undefined;
 }
 
-/** mcp.md: span name `{mcp.method.name} {target}`, the target being the tool, prompt or resource asked for. */
+/**
+ * mcp.md: span name `{mcp.method.name} {target}`, the target being the tool or prompt asked for; a resource's URI
+ * is an attribute (`mcp.resource.uri`), not part of the name.
+ */
 export function operationOf(method: string, params: Record<string, unknown> | undefined): Operation {
   if (method === Method.ToolsCall) {
     const target = stringParam(params, 'name');
@@ -102,10 +113,11 @@ export function operationOf(method: string, params: Record<string, unknown> | un
     method === Method.ResourcesSubscribe ||
     method === Method.ResourcesUnsubscribe
   ) {
+    // mcp.md: the URI SHOULD NOT be the span name's target by default (one name per resource otherwise).
     const target = stringParam(params, 'uri');
     if (target !== undefined)
       return {
-        name: `${method} ${target}`,
+        name: method,
         attributes: { [Attr.McpMethodName]: method, [Attr.McpResourceUri]: target },
         metricAttributes: plain,
       };
@@ -137,20 +149,59 @@ export interface RecordedOperation {
 const MAX_OPERATIONS = 512;
 
 /**
- * The recorded operations by method, target, revision and transport: made once, so a request costs a lookup,
- * not a set of attribute objects. Bounded: past the bound (a peer inventing names) each request makes its own.
+ * The recorded operations by scope (the client's link, the server's transport), method, target and revision:
+ * made once, so a request costs a comparison with the last one (a run of calls to one tool, the common case) or
+ * a lookup, not a set of attribute objects. Bounded per scope: past the bound (a peer inventing names) each
+ * request makes its own.
  */
-export class OperationCache {
-  readonly #operations = new Map<string, RecordedOperation>();
+export class OperationCache<Scope extends object> {
+  readonly #byScope = new WeakMap<Scope, Map<string, RecordedOperation>>();
+  readonly #transportOf: (scope: Scope) => Attributes;
+  #last: LastOperation<Scope> | undefined;
 
-  get(key: string, make: () => RecordedOperation): RecordedOperation {
-    let operation = this.#operations.get(key);
-    if (operation === undefined) {
-      operation = make();
-      if (this.#operations.size < MAX_OPERATIONS) this.#operations.set(key, operation);
+  /** `transportOf`: the transport attributes of a scope, asked once per operation made. */
+  constructor(transportOf: (scope: Scope) => Attributes) {
+    this.#transportOf = transportOf;
+  }
+
+  get(
+    scope: Scope,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    version: string,
+  ): RecordedOperation {
+    const target = targetOf(method, params);
+    const last = this.#last;
+    if (
+      last !== undefined &&
+      last.scope === scope &&
+      last.method === method &&
+      last.target === target &&
+      last.version === version
+    )
+      return last.operation;
+    let operations = this.#byScope.get(scope);
+    if (operations === undefined) {
+      operations = new Map();
+      this.#byScope.set(scope, operations);
     }
+    const key = `${method}\n${target ?? ''}\n${version}`;
+    let operation = operations.get(key);
+    if (operation === undefined) {
+      operation = recordedOperation(method, params, this.#transportOf(scope), version);
+      if (operations.size < MAX_OPERATIONS) operations.set(key, operation);
+    }
+    this.#last = { scope, method, target, version, operation };
     return operation;
   }
+}
+
+interface LastOperation<Scope> {
+  readonly scope: Scope;
+  readonly method: string;
+  readonly target: string | undefined;
+  readonly version: string;
+  readonly operation: RecordedOperation;
 }
 
 /** The operation of `method` over a transport described by `transport`, in revision `version`. */

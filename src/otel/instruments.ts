@@ -43,17 +43,27 @@ export interface TelemetryOptions {
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 const NOOP_METER = createNoopMeter();
 
+/** A histogram the instrumentation records into (seconds, the buckets mcp.md advises). */
+export interface HistogramSpec {
+  readonly name: string;
+  readonly description: string;
+}
+
 export class Instruments {
   readonly #options: TelemetryOptions;
-  readonly #histogramSpec: { readonly name: string; readonly description: string } | undefined;
+  readonly #histogramSpec: HistogramSpec | undefined;
+  readonly #sessionSpec: HistogramSpec | undefined;
   #tracerFrom: TracerProvider | undefined;
   #tracer: Tracer | undefined;
   #meterFrom: MeterProvider | undefined;
   #histogram: Histogram | undefined;
+  #sessionHistogram: Histogram | undefined;
 
-  constructor(options: TelemetryOptions, histogram?: { name: string; description: string }) {
+  /** `histogram`: the operation duration; `session`: the session duration (mcp.md: Metrics). */
+  constructor(options: TelemetryOptions, histogram?: HistogramSpec, session?: HistogramSpec) {
     this.#options = options;
     this.#histogramSpec = histogram;
+    this.#sessionSpec = session;
   }
 
   get recordContent(): boolean {
@@ -74,22 +84,31 @@ export class Instruments {
 
   /** The operation-duration histogram (seconds), or undefined while no meter provider is registered. */
   histogram(): Histogram | undefined {
-    const spec = this.#histogramSpec;
-    if (spec === undefined) return undefined;
-    const provider = this.#options.meterProvider ?? metrics.getMeterProvider();
-    if (provider !== this.#meterFrom) {
-      this.#meterFrom = provider;
-      const meter = provider.getMeter(SCOPE_NAME, PACKAGE_VERSION);
-      this.#histogram =
-        meter === NOOP_METER
-          ? undefined
-          : meter.createHistogram(spec.name, {
-              description: spec.description,
-              unit: 's',
-              advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-            });
-    }
+    this.#resolveMeter();
     return this.#histogram;
+  }
+
+  /** The session-duration histogram (seconds), or undefined while no meter provider is registered. */
+  sessionHistogram(): Histogram | undefined {
+    this.#resolveMeter();
+    return this.#sessionHistogram;
+  }
+
+  #resolveMeter(): void {
+    const provider = this.#options.meterProvider ?? metrics.getMeterProvider();
+    if (provider === this.#meterFrom) return;
+    this.#meterFrom = provider;
+    const meter = provider.getMeter(SCOPE_NAME, PACKAGE_VERSION);
+    const create = (spec: HistogramSpec | undefined) =>
+      spec === undefined || meter === NOOP_METER
+        ? undefined
+        : meter.createHistogram(spec.name, {
+            description: spec.description,
+            unit: 's',
+            advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+          });
+    this.#histogram = create(this.#histogramSpec);
+    this.#sessionHistogram = create(this.#sessionSpec);
   }
 }
 

@@ -4,21 +4,32 @@
  * the W3C headers of the HTTP request (mcp.md: Context propagation), and the handler runs in the span's
  * context, so its own spans are children.
  */
-import { type Attributes, type Span, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  type Histogram,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  trace,
+} from '@opentelemetry/api';
 import { toWireError } from '../jsonrpc/errors.js';
 import type { JSONObject } from '../mcp/types.js';
-import type { IncomingRequest, RequestHook } from '../server/request-hook.js';
+import type { MessageExtra } from '../jsonrpc/transport.js';
+import type { IncomingRequest, RequestHook, SessionEnd } from '../server/request-hook.js';
 import { isPromise } from '../util/maybe-promise.js';
 import { isRecord } from '../util/record.js';
 import {
   Attr,
   Metric,
+  OVER_HTTP,
+  OVER_PIPE,
   OperationCache,
   TOOL_ERROR,
   contentAttribute,
+  errorTypeOf,
   isToolError,
-  recordedOperation,
-  targetOf,
   withError,
 } from './conventions.js';
 import { Instruments, type TelemetryOptions, extractTrace } from './instruments.js';
@@ -44,9 +55,41 @@ function protocolVersionOf(request: IncomingRequest): string {
 
 const MAX_METHOD_LENGTH = 256;
 
-/** mcp.md: Recording MCP transport: stdio is a pipe; an HTTP request brings its headers. */
-const OVER_HTTP: Attributes = { [Attr.NetworkTransport]: 'tcp', [Attr.NetworkProtocolName]: 'http' };
-const OVER_PIPE: Attributes = { [Attr.NetworkTransport]: 'pipe' };
+/**
+ * mcp.md: Metric `mcp.server.session.duration`: a handshake-era session from its initialize to its close, with
+ * `error.type` when it closed on a failure (the transport's reason), not when either side closed it.
+ */
+function timeSession(
+  instruments: Instruments,
+  session: SessionEnd,
+  transport: Attributes,
+): (result: JSONObject) => void {
+  const started = performance.now();
+  return (result) => {
+    if (timedSessions.has(session)) return;
+    timedSessions.add(session);
+    const version = typeof result.protocolVersion === 'string' ? result.protocolVersion.slice(0, 64) : '';
+    session.onClose((reason) => {
+      const attributes: Attributes = version
+        ? { ...transport, [Attr.McpProtocolVersion]: version }
+        : { ...transport };
+      if (reason.cause !== undefined) attributes[Attr.ErrorType] = errorTypeOf(reason.cause).type;
+      instruments.sessionHistogram()?.record((performance.now() - started) / 1000, attributes);
+    });
+  };
+}
+
+/** Sessions already timed: a second initialize on one session does not time it twice. */
+const timedSessions = new WeakSet<SessionEnd>();
+
+/** mcp.md: Server span: `client.address` and `client.port`, when the request came over a socket. */
+function recordClientAddress(span: Span, extra: MessageExtra | undefined): void {
+  const address = extra?.remoteAddress;
+  if (typeof address !== 'string') return;
+  span.setAttribute(Attr.ClientAddress, address);
+  const port = extra?.remotePort;
+  if (typeof port === 'number') span.setAttribute(Attr.ClientPort, port);
+}
 
 /** Ends the span and records the duration, whatever the outcome; returns what the handler gave. */
 class ServerOperation {
@@ -54,14 +97,20 @@ class ServerOperation {
   readonly #metricBase: Attributes;
   readonly #started = performance.now();
 
+  readonly #histogram: Histogram | undefined;
+
   constructor(
     readonly request: IncomingRequest,
     span: Span | undefined,
     metricBase: Attributes,
-    readonly instruments: Instruments,
+    histogram: Histogram | undefined,
+    readonly recordContent: boolean,
+    /** Runs with an initialize result: the session it opened is timed from here. */
+    readonly initialized?: (result: JSONObject) => void,
   ) {
     this.#span = span;
     this.#metricBase = metricBase;
+    this.#histogram = histogram;
   }
 
   succeeded(result: JSONObject): JSONObject {
@@ -70,11 +119,12 @@ class ServerOperation {
       this.#span?.setAttribute(Attr.ErrorType, TOOL_ERROR);
       this.#span?.setStatus({ code: SpanStatusCode.ERROR, message: TOOL_ERROR });
     }
-    if (this.instruments.recordContent && this.request.method === 'tools/call') {
+    if (this.recordContent && this.request.method === 'tools/call') {
       const recorded = contentAttribute(result);
       if (recorded !== undefined) this.#span?.setAttribute(Attr.GenAiToolCallResult, recorded);
     }
     this.#end(toolError ? withError(this.#metricBase, TOOL_ERROR, undefined) : this.#metricBase);
+    this.initialized?.(result);
     return result;
   }
 
@@ -96,8 +146,7 @@ class ServerOperation {
 
   #end(metricAttributes: Attributes): void {
     this.#span?.end();
-    const duration = (performance.now() - this.#started) / 1000;
-    this.instruments.histogram()?.record(duration, metricAttributes);
+    this.#histogram?.record((performance.now() - this.#started) / 1000, metricAttributes);
   }
 }
 
@@ -106,14 +155,22 @@ class ServerOperation {
  * providers given) it runs the handler and nothing else.
  */
 export function serverTracing(options: TelemetryOptions = {}): RequestHook {
-  const instruments = new Instruments(options, {
-    name: Metric.ServerOperationDuration,
-    description: 'The duration of an MCP request or notification as the server observes it',
-  });
-  const operations = new OperationCache();
+  const instruments = new Instruments(
+    options,
+    {
+      name: Metric.ServerOperationDuration,
+      description: 'The duration of an MCP request or notification as the server observes it',
+    },
+    {
+      name: Metric.ServerSessionDuration,
+      description: 'The duration of an MCP session as the server observes it',
+    },
+  );
+  const operations = new OperationCache<Attributes>((transport) => transport);
   return (request, handle) => {
     const tracer = instruments.tracer();
-    if (tracer === undefined && instruments.histogram() === undefined) return handle();
+    const histogram = instruments.histogram();
+    if (tracer === undefined && histogram === undefined) return handle();
     const { params } = request;
     // An unknown method reaches the hook too (it is answered -32601): the peer's string, so bounded.
     const method =
@@ -122,12 +179,10 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
     // Asked with `in`, not read: an HTTP exchange builds its Headers object on first read, and the trace is in
     // `_meta` (so the headers are never needed) for every client that follows the spec.
     const overHttp = request.extra !== undefined && 'headers' in request.extra;
-    const operation = operations.get(
-      `${overHttp}\n${method}\n${targetOf(method, params) ?? ''}\n${version}`,
-      () => recordedOperation(method, params, overHttp ? OVER_HTTP : OVER_PIPE, version),
-    );
+    const transport = overHttp ? OVER_HTTP : OVER_PIPE;
+    const operation = operations.get(transport, method, params, version);
     let span: Span | undefined;
-    let parent = context.active();
+    let parent: Context | undefined;
     if (tracer) {
       parent = extractTrace(carrierOf(request));
       span = tracer.startSpan(
@@ -138,15 +193,26 @@ export function serverTracing(options: TelemetryOptions = {}): RequestHook {
       span.setAttribute(Attr.JsonRpcRequestId, String(request.id));
       const sessionId = request.extra?.sessionId;
       if (typeof sessionId === 'string') span.setAttribute(Attr.McpSessionId, sessionId);
+      if (overHttp) recordClientAddress(span, request.extra);
       if (instruments.recordContent && method === 'tools/call') {
         const recorded = contentAttribute(params?.arguments);
         if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);
       }
     }
-    const tracked = new ServerOperation(request, span, operation.metricAttributes, instruments);
+    const tracked = new ServerOperation(
+      request,
+      span,
+      operation.metricAttributes,
+      histogram,
+      instruments.recordContent,
+      method === 'initialize' && request.session !== undefined
+        ? timeSession(instruments, request.session, transport)
+        : undefined,
+    );
     let result: ReturnType<typeof handle>;
     try {
-      result = span ? context.with(trace.setSpan(parent, span), handle) : handle();
+      // The handler's own spans are children of this one: it runs with the span's context active.
+      result = span && parent ? context.with(trace.setSpan(parent, span), handle) : handle();
     } catch (error) {
       return tracked.failed(error);
     }

@@ -9,8 +9,13 @@
  *   requestState: { keys: ring, oneTime: new RedisOneTimeStateStore({ redis }) },
  * });
  * server.use(new TasksExtension({ store: new RedisTaskStore({ redis }) }));
- * await server.listen({ sessionStore: new RedisSessionStore({ redis }), eventStore: new RedisEventStore({ redis }) });
+ * const sessionStore = new RedisSessionStore({ redis }); // also relays HTTP+SSE POSTs (sessionRelay)
+ * await server.listen({ sessionStore, sessionRelay: sessionStore, eventStore: new RedisEventStore({ redis }) });
  * ```
+ * The gateway (agentforge/gateway) shares its own state the same way: `createGateway({ shared: { bus: new
+ * RedisGatewayBus({ redis }), rateLimits: new RedisRateLimitStore({ redis }), taskRoutes: new
+ * RedisTaskRouteStore({ redis }) } })`.
+ *
  * A Cluster or a Sentinel-managed Redis is the client the user builds (`new Cluster(...)`,
  * `new Redis({ sentinels, name })`); the backends take it as it is.
  */
@@ -22,6 +27,12 @@ export {
   SharedStateUnavailableError,
 } from './connection.js';
 export { RedisEventBus, type RedisEventBusOptions } from './event-bus.js';
+export {
+  RedisGatewayBus,
+  type RedisGatewayBusOptions,
+  RedisRateLimitStore,
+  RedisTaskRouteStore,
+} from './gateway.js';
 export { RedisOneTimeStateStore } from './one-time-state.js';
 export { RedisEventStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';

@@ -8,6 +8,7 @@
 import type {
   EventStore,
   SessionRecord,
+  SessionRelay,
   SessionStore,
   StoredSessionEvent,
 } from '../transports/http/server/session-store.js';
@@ -20,6 +21,7 @@ import {
   parseStored,
   redisClient,
   release,
+  SharedStateError,
 } from './connection.js';
 import { RedisSubscriber } from './subscriber.js';
 
@@ -31,6 +33,30 @@ function sessionKey(prefix: string, sessionId: string): string {
   return `${prefix}{${sessionId}}`;
 }
 
+/**
+ * KEYS[1] = session; ARGV = expected version ('' when the session has none yet), record, ttl ms, channel.
+ * Writes only when nobody changed the session since it was read; returns 1 when written.
+ */
+const COMPARE_AND_SET = `
+local version = redis.call('HGET', KEYS[1], 'v')
+if not version then version = '' end
+if version ~= ARGV[1] or redis.call('HEXISTS', KEYS[1], 'record') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PUBLISH', ARGV[4], '1')
+return 1`;
+
+interface SessionScripts {
+  agentforgeSessionSet(key: string, ...args: string[]): Promise<number>;
+}
+
+/** How long opening an HTTP+SSE stream waits for its relay channel to be subscribed. */
+const RECEIVE_READY_MS = 2000;
+
+/** Compare-and-set attempts of one change under contention before it gives up. */
+const MAX_ATTEMPTS = 64;
+
 /** Largest stored SSE message read back (a larger one was not written by agentforge). */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 /** Events read back per resumption, at most (a stream keeps at most its MAXLEN anyway). */
@@ -41,10 +67,12 @@ export interface RedisSessionStoreOptions extends RedisBackendOptions {
 }
 
 /**
- * Sessions as hashes with expiry. A change (`set`) is published on the session's channel, so every instance
- * holding the session replays it (`watch`: one subscriber connection, opened on first use).
+ * Sessions as hashes with expiry and a version. A change (`set`, `update`) is published on the session's
+ * channel, so every instance holding the session replays it (`watch`: one subscriber connection, opened on
+ * first use); `update` is a compare-and-set on the version in one script, so two instances changing one
+ * session at once (a subscribe through each) keep both changes.
  */
-export class RedisSessionStore implements SessionStore {
+export class RedisSessionStore implements SessionStore, SessionRelay {
   readonly #redis: OwnedClient;
   readonly #prefix: string;
   readonly #logger: Logger;
@@ -54,11 +82,38 @@ export class RedisSessionStore implements SessionStore {
     this.#redis = redisClient(options.redis);
     this.#prefix = `${keyPrefix(options)}session:`;
     this.#logger = options.logger ?? silentLogger;
+    this.#redis.client.defineCommand('agentforgeSessionSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
   }
 
   watch(sessionId: string, listener: () => void): () => void {
     this.#subscriber ??= new RedisSubscriber(this.#redis.client, this.#logger);
     return this.#subscriber.on(this.#channel(sessionId), () => listener());
+  }
+
+  /**
+   * HTTP+SSE (2024-11-05) across instances (`sessionRelay`): a POST reaching an instance without the session's
+   * stream is published on the session's message channel, which only the instance holding the stream listens
+   * to; no listener (the session is gone) is a false.
+   */
+  async relay(sessionId: string, message: string): Promise<boolean> {
+    return (await this.#redis.client.publish(this.#messages(sessionId), message)) > 0;
+  }
+
+  async receive(sessionId: string, handler: (message: string) => void): Promise<() => void> {
+    this.#subscriber ??= new RedisSubscriber(this.#redis.client, this.#logger);
+    const channel = this.#messages(sessionId);
+    const stop = this.#subscriber.on(channel, handler);
+    // Live before the client learns its endpoint; while Redis is away, the stream opens anyway after a while
+    // (the subscription is made when Redis is back).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#subscriber.ready(channel),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, RECEIVE_READY_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    return stop;
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
@@ -71,9 +126,32 @@ export class RedisSessionStore implements SessionStore {
     await this.#redis.client
       .multi()
       .hset(key, 'record', JSON.stringify(record))
+      .hincrby(key, 'v', 1)
       .pexpire(key, Math.max(1, Math.ceil(ttlMs)))
       .publish(this.#channel(sessionId), '1')
       .exec();
+  }
+
+  async update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord,
+    ttlMs: number,
+  ): Promise<SessionRecord | undefined> {
+    const key = this.#key(sessionId);
+    const scripts = this.#redis.client as unknown as SessionScripts;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const [text, version] = await this.#redis.client.hmget(key, 'record', 'v');
+      const current = readSessionRecord(parseStored(text));
+      if (!current) return undefined;
+      const next = change(current);
+      if (next === current) return current;
+      const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+      const args = [version ?? '', JSON.stringify(next), ttl, this.#channel(sessionId)];
+      if ((await scripts.agentforgeSessionSet(key, ...args)) === 1) return next;
+      // Another instance changed the session meanwhile: read it again, spread out from the other writers.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1))));
+    }
+    throw new SharedStateError(`session ${sessionId}: too many concurrent changes`);
   }
 
   async touch(sessionId: string, ttlMs: number): Promise<boolean> {
@@ -91,6 +169,10 @@ export class RedisSessionStore implements SessionStore {
 
   #channel(sessionId: string): string {
     return `${this.#key(sessionId)}:changes`;
+  }
+
+  #messages(sessionId: string): string {
+    return `${this.#key(sessionId)}:messages`;
   }
 
   #key(sessionId: string): string {

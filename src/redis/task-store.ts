@@ -7,7 +7,9 @@
  *
  * The instance running a task holds a lease `<prefix>instance:<id>` it renews while it lives. A task still
  * working whose instance's lease has lapsed (the process was killed) is marked failed the next time anyone
- * reads it, rather than polled forever.
+ * reads it, rather than polled forever. The other way round, a task that expired in Redis while its handler
+ * still runs here is noticed at the next renewal, and the handler is told as the in-memory store tells it (a
+ * record with `cancelRequested`: its signal aborts) instead of running on with nobody to read its result.
  */
 import { randomUUID } from 'node:crypto';
 import type { TaskChange, TaskListener, TaskStore } from '../extensions/tasks/store.js';
@@ -87,6 +89,10 @@ export class RedisTaskStore implements TaskStore {
   readonly #retentionMs: number;
   readonly #logger: Logger;
   readonly #renewal: ReturnType<typeof setInterval>;
+  /** Tasks created here whose handler listens (subscribed), with their listeners: checked for expiry. */
+  readonly #running = new Map<string, { record: TaskRecord; listeners: Set<TaskListener> }>();
+  /** Listeners subscribed before their task is created (a handler subscribes first). */
+  readonly #listeners = new Map<string, Set<TaskListener>>();
 
   constructor(options: RedisTaskStoreOptions = {}) {
     this.#redis = redisClient(options.redis);
@@ -124,6 +130,8 @@ export class RedisTaskStore implements TaskStore {
       expiryOf(record, this.#retentionMs),
     );
     if (created !== 1) throw new SharedStateError(`task ${record.taskId} already exists`);
+    const listeners = this.#listeners.get(record.taskId);
+    if (listeners) this.#running.set(record.taskId, { record, listeners });
   }
 
   async #get(taskId: string): Promise<TaskRecord | undefined> {
@@ -146,10 +154,24 @@ export class RedisTaskStore implements TaskStore {
   }
 
   subscribe(taskId: string, listener: TaskListener): () => void {
-    return this.#subscriber.on(this.#channel(taskId), (message) => {
+    let listeners = this.#listeners.get(taskId);
+    if (!listeners) {
+      listeners = new Set();
+      this.#listeners.set(taskId, listeners);
+    }
+    listeners.add(listener);
+    const stop = this.#subscriber.on(this.#channel(taskId), (message) => {
       const record = readRecord(message);
       if (record && record.taskId === taskId) listener(record);
     });
+    const set = listeners;
+    return () => {
+      stop();
+      set.delete(listener);
+      if (set.size > 0 || this.#listeners.get(taskId) !== set) return;
+      this.#listeners.delete(taskId);
+      this.#running.delete(taskId);
+    };
   }
 
   /** Redis expires tasks itself (PEXPIREAT): nothing to sweep. */
@@ -220,6 +242,31 @@ export class RedisTaskStore implements TaskStore {
     this.#redis.client
       .set(this.#leaseKey(this.#instance), '1', 'PX', this.#leaseMs)
       .catch((error: unknown) => this.#logger.debug('task lease not renewed', error));
+    if (this.#running.size > 0) void this.#checkRunning();
+  }
+
+  /** Tasks running here that Redis no longer has (expired): their handlers learn it, as from a cancel. */
+  async #checkRunning(): Promise<void> {
+    const ids = [...this.#running.keys()];
+    const pipeline = this.#redis.client.pipeline();
+    for (const id of ids) pipeline.exists(this.#key(id));
+    const answers = await pipeline.exec().catch(() => null);
+    for (const [index, id] of ids.entries()) {
+      const [error, exists] = answers?.[index] ?? [new Error('no answer')];
+      if (error || exists !== 0) continue;
+      const running = this.#running.get(id);
+      if (!running) continue;
+      this.#running.delete(id);
+      this.#logger.warn(`task ${id}: expired while its handler ran; the handler is cancelled`);
+      const gone: TaskRecord = { ...running.record, cancelRequested: true, ttlMs: 0 };
+      for (const listener of [...running.listeners]) {
+        try {
+          listener(gone);
+        } catch {
+          // One failing listener must not keep the news from the others.
+        }
+      }
+    }
   }
 
   #key(taskId: string): string {

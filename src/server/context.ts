@@ -16,6 +16,7 @@ import {
 import type { InputBackend } from './input.js';
 import { principalOf } from './request-state.js';
 import type { AuthInfo, HandlerContext, InputOptions, TaskContext } from './types.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 import { isRecord } from '../util/record.js';
 
 /** Everything a request carries that handlers and operations need, whatever its era. */
@@ -36,6 +37,19 @@ export interface RequestScope {
   readonly task?: TaskContext;
   /** Sends a notification that belongs to this request (progress, log). */
   notify(method: string, params: JSONObject): Promise<void>;
+  /**
+   * Offered by a scope whose dispatcher reacts to the route's promise itself (2026-07-28, no request hook):
+   * takes the step that finishes a result still being computed, and the route returns the computation's own
+   * promise (settling with the step's input) instead of chaining one more reaction per request in flight.
+   * False when the scope takes none.
+   */
+  defer?(step: FinishingStep): boolean;
+}
+
+/** What turns a handler's settled outcome into the route's result (tools/call: ToolCall). */
+export interface FinishingStep {
+  returned(value: unknown): MaybePromise<JSONObject>;
+  failed(error: unknown): JSONObject;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { UriTemplate } from '../mcp/uri-template.js';
 import type { Cache, RevisionCodec } from './codec.js';
 import type { ExtensionHooks } from './extension-hooks.js';
 import type { Collection } from './registry.js';
-import type { RequestHook } from './request-hook.js';
+import type { OutgoingRequestHook, RequestHook } from './request-hook.js';
 import type { RequestStateSealer } from './request-state.js';
 import type { CompiledSchema } from './schema.js';
 import type { ListenHub } from './subscriptions.js';
@@ -74,6 +74,8 @@ export interface ServerCore {
   readonly extensions: ExtensionHooks;
   /** `McpServerOptions.aroundRequest`: runs around every request of either era when set. */
   readonly aroundRequest: RequestHook | undefined;
+  /** `McpServerOptions.aroundOutgoingRequest`: runs around every request to the client when set. */
+  readonly aroundOutgoingRequest: OutgoingRequestHook | undefined;
   codec(revision: string): RevisionCodec;
   capabilities(): ServerCapabilities;
 }

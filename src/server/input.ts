@@ -6,10 +6,18 @@
  *   into an `InputRequiredResult`. The retry re-runs the handler from the top with the answers available.
  */
 import type { RequestContext } from '../jsonrpc/connection.js';
+import type { MessageExtra } from '../jsonrpc/transport.js';
 import { missingRequiredClientCapability } from '../mcp/errors.js';
 import { Method } from '../mcp/methods.js';
 import type { ServerRequests } from '../mcp/requests.js';
-import type { ClientCapabilities, InputRequest, InputRequests, InputResponse } from '../mcp/types.js';
+import type {
+  ClientCapabilities,
+  InputRequest,
+  InputRequests,
+  InputResponse,
+  JSONObject,
+} from '../mcp/types.js';
+import type { OutgoingRequestHook } from './request-hook.js';
 import { isRecord } from '../util/record.js';
 
 export interface InputBackend {
@@ -81,6 +89,7 @@ export function isValidInputResponse(method: InputRequest['method'], value: unkn
 export function sessionInputBackend(
   context: RequestContext,
   capabilities: () => ClientCapabilities,
+  around?: { hook: OutgoingRequestHook; protocolVersion: string; extra: MessageExtra | undefined },
 ): InputBackend {
   // The session's connection speaks MCP: what it sends the client is ServerRequests (src/mcp/requests.ts).
   const client = context as unknown as RequestContext<ServerRequests>;
@@ -95,7 +104,12 @@ export function sessionInputBackend(
           );
       }
       const answers = await Promise.all(
-        entries.map(([, request]) => client.request(request.method, request.params ?? {}, { signal })),
+        entries.map(([, { method, params = {} }]) => {
+          const send = (sent: JSONObject) => client.request(method, sent as never, { signal });
+          if (!around) return send(params);
+          const { hook, protocolVersion, extra } = around;
+          return hook({ method, params, protocolVersion, extra }, send);
+        }),
       );
       const result: Record<string, InputResponse> = {};
       entries.forEach(([key, request], index) => {

@@ -2,6 +2,7 @@
  * A hook around every request the server answers, in either era: tracing and metrics (agentforge/otel) sit
  * here. Absent, dispatch takes its plain path: no closure, no object per request.
  */
+import type { LocalError } from '../jsonrpc/errors.js';
 import type { RequestId } from '../jsonrpc/messages.js';
 import type { MessageExtra } from '../jsonrpc/transport.js';
 import type { Era } from '../mcp/revisions.js';
@@ -19,6 +20,32 @@ export interface IncomingRequest {
   readonly protocolVersion: string;
   /** What the transport tells of the request: HTTP headers, session id, auth info (none over stdio). */
   readonly extra: MessageExtra | undefined;
+  /** The handshake-era session the request belongs to (none for a 2026-07-28 request: it has no session). */
+  readonly session?: SessionEnd;
+}
+
+/** One request the server makes of the client on a handshake-era session (elicitation, sampling, roots). */
+export interface OutgoingRequest {
+  readonly method: string;
+  readonly params: JSONObject;
+  /** The session's revision. */
+  readonly protocolVersion: string;
+  /** What the transport told of the client request being served (HTTP headers, session id). */
+  readonly extra: MessageExtra | undefined;
+}
+
+/**
+ * Runs around one request to the client: calls `send` once, with the params to send (the same, or a copy with
+ * more `_meta`), and returns (or rethrows) what it gives.
+ */
+export type OutgoingRequestHook = (
+  request: OutgoingRequest,
+  send: (params: JSONObject) => Promise<unknown>,
+) => Promise<unknown>;
+
+/** The end of a handshake-era session: `listener` runs once when it closes, with why it closed. */
+export interface SessionEnd {
+  onClose(listener: (reason: LocalError) => void): void;
 }
 
 /**

@@ -19,14 +19,14 @@ import type {
   ToolDefinition,
 } from './core.js';
 import { Collection, pick } from './registry.js';
-import type { RequestHook } from './request-hook.js';
+import type { OutgoingRequestHook, RequestHook } from './request-hook.js';
 import { RequestStateSealer, type RequestStateOptions } from './request-state.js';
 import { definePrompt, defineTool } from './define.js';
 import { CORE_ROUTES, RouteTable } from './routes.js';
 import { type ServerSeam, attachSeam } from './seam.js';
 import { HandshakeSession, type ServerSession } from './session.js';
 import { StatelessDispatcher, isStatelessRequest } from './stateless.js';
-import { DualEraChannel } from './stdio.js';
+import { DualEraChannel, type DualEraTarget } from './stdio.js';
 import { type ListChange, ListenHub } from './subscriptions.js';
 import type {
   CacheHints,
@@ -71,6 +71,11 @@ export interface McpServerOptions {
    */
   aroundRequest?: RequestHook;
   /**
+   * Runs around every request the server makes of the client on a handshake-era session (agentforge/otel's
+   * `clientRequestTracing()` makes a CLIENT span of each); see `OutgoingRequestHook`.
+   */
+  aroundOutgoingRequest?: OutgoingRequestHook;
+  /**
    * Where list_changed and resources/updated go, so every instance's listen streams and sessions see them
    * (default: this process only). `RedisEventBus` from agentforge/redis shares them between instances.
    */
@@ -108,6 +113,8 @@ export class McpServer {
   readonly #listens: ListenHub;
   readonly #routes: RouteTable;
   readonly #seam: ServerSeam;
+  /** What a dual-era channel (stdio) serves through: the stateless requests answered where they arrive. */
+  readonly #channelTarget: DualEraTarget;
   readonly #sessions = new Set<HandshakeSession>();
   readonly #extraCapabilities: ServerCapabilities;
   readonly #extensions = new InstalledExtensions();
@@ -142,6 +149,7 @@ export class McpServer {
       listens: this.#listens,
       extensions: this.#extensions,
       aroundRequest: options.aroundRequest,
+      aroundOutgoingRequest: options.aroundOutgoingRequest,
       codec(revision) {
         const codec = codecs.get(revision);
         if (!codec) throw new Error(`no codec for revision ${revision}`);
@@ -152,7 +160,12 @@ export class McpServer {
     this.#bus = options.eventBus ?? new InMemoryEventBus();
     this.#bus.subscribe((event) => this.#deliver(event));
     this.#routes = new RouteTable(CORE_ROUTES, capabilities);
-    this.#seam = serverSeam(this, this.#core, new StatelessDispatcher(this.#core, this.#routes));
+    const stateless = new StatelessDispatcher(this.#core, this.#routes);
+    this.#seam = serverSeam(this, this.#core, stateless);
+    this.#channelTarget = {
+      isStatelessRequest,
+      serveStatelessRequest: (request, sink) => stateless.serve(request, sink),
+    };
     attachSeam(this, this.#seam);
   }
 
@@ -277,7 +290,7 @@ export class McpServer {
    * 2026-07-28 requests statelessly and everything else to a handshake session.
    */
   serve(transport: Transport): Promise<ServerSession> {
-    return this.connect(new DualEraChannel(transport, this.#seam));
+    return this.connect(new DualEraChannel(transport, this.#channelTarget));
   }
 
   /** Serves both eras on this process's stdin/stdout. Resolves once the channel is open. */

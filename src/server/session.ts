@@ -3,7 +3,7 @@
  * records the client's capabilities; server-to-client requests (sampling, elicitation, roots) ride the session.
  */
 import { Connection, type Params, type RequestContext, type RequestHandler } from '../jsonrpc/connection.js';
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, type LocalError, RpcError } from '../jsonrpc/errors.js';
 import type { MessageExtra, Transport } from '../jsonrpc/transport.js';
 import type { RequestId } from '../jsonrpc/messages.js';
 import { invalidParams } from '../mcp/errors.js';
@@ -20,7 +20,7 @@ import {
 import type { RevisionCodec } from './codec.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, sessionInputBackend } from './input.js';
-import type { IncomingRequest } from './request-hook.js';
+import type { IncomingRequest, SessionEnd } from './request-hook.js';
 import type { EraRoute, HandshakeRouteScope, RouteTable, SessionControl } from './routes.js';
 import type { ListChange } from './subscriptions.js';
 import { isRecord } from '../util/record.js';
@@ -36,7 +36,7 @@ export interface ServerSession {
 
 const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
 
-export class HandshakeSession implements ServerSession, SessionControl {
+export class HandshakeSession implements ServerSession, SessionControl, SessionEnd {
   readonly connection: Connection;
   readonly #core: ServerCore;
   readonly #routes: RouteTable;
@@ -83,6 +83,11 @@ export class HandshakeSession implements ServerSession, SessionControl {
     return this.connection.close();
   }
 
+  /** `SessionEnd` (the request hook's view of the session): runs `listener` once the session closes. */
+  onClose(listener: (reason: LocalError) => void): void {
+    this.connection.onClose(listener);
+  }
+
   /** list_changed to an initialized session (server/tools etc.: "listChanged" notifications). */
   listChanged(change: ListChange): void {
     if (!this.#initialized) return;
@@ -126,6 +131,7 @@ export class HandshakeSession implements ServerSession, SessionControl {
         era: 'handshake',
         protocolVersion: scope.protocolVersion,
         extra: context.extra,
+        session: this,
       };
       return hook(request, () => route.handle(scope));
     };
@@ -219,7 +225,12 @@ class SessionScope implements HandshakeRouteScope {
 
   /** Made on first use: most requests never ask the client for anything. */
   get input(): InputBackend {
-    this.#input ??= sessionInputBackend(this.#context, () => this.session.clientCapabilities);
+    const hook = this.core.aroundOutgoingRequest;
+    this.#input ??= sessionInputBackend(
+      this.#context,
+      () => this.session.clientCapabilities,
+      hook && { hook, protocolVersion: this.protocolVersion, extra: this.extra },
+    );
     return this.#input;
   }
 

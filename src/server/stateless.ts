@@ -6,28 +6,20 @@
 import { RpcError, toWireError } from '../jsonrpc/errors.js';
 import type { JSONRPCRequest, JSONRPCResponse, RequestId } from '../jsonrpc/messages.js';
 import type { MessageExtra } from '../jsonrpc/transport.js';
-import { McpErrorCode, invalidParams, unsupportedProtocolVersion } from '../mcp/errors.js';
+import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import { MetaKey } from '../mcp/meta.js';
 import { Method } from '../mcp/methods.js';
 import type { StatelessRequestContext } from '../mcp/request-context.js';
-import { eraOf, isSupportedVersion, statelessVersions } from '../mcp/revisions.js';
-import {
-  type ClientCapabilities,
-  type Implementation,
-  type JSONObject,
-  LOGGING_LEVELS,
-  type LoggingLevel,
-} from '../mcp/types.js';
+import type { ClientCapabilities, Implementation, JSONObject, LoggingLevel } from '../mcp/types.js';
 import type { RevisionCodec } from './codec.js';
+import type { FinishingStep } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { type RequestStateBinding, type RequestStatePayload, principalOf } from './request-state.js';
+import { type RequestMeta, bindingOf, readInputs, readMeta } from './stateless-meta.js';
 import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 import { isRecord } from '../util/record.js';
-
-const MAX_INPUT_RESPONSES = 64;
 
 /** True when a request belongs on the stateless path: it carries a per-request protocol version, or is discover. */
 export function isStatelessRequest(message: JSONRPCRequest): boolean {
@@ -36,89 +28,17 @@ export function isStatelessRequest(message: JSONRPCRequest): boolean {
   return isRecord(meta) && meta[MetaKey.ProtocolVersion] !== undefined;
 }
 
-interface RequestMeta {
-  readonly meta: JSONObject;
-  readonly protocolVersion: string;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  readonly logLevel: LoggingLevel | undefined;
-}
-
-/** 2026-07-28 basic/index: every request's `_meta` carries protocolVersion and clientCapabilities. */
-function readMeta(params: JSONObject | undefined): RequestMeta {
-  const meta = params?._meta;
-  if (!isRecord(meta))
-    throw invalidParams(`Missing _meta: every request must carry ${MetaKey.ProtocolVersion}`);
-  const protocolVersion = meta[MetaKey.ProtocolVersion];
-  if (typeof protocolVersion !== 'string') throw invalidParams(`Missing _meta["${MetaKey.ProtocolVersion}"]`);
-  const clientCapabilities = meta[MetaKey.ClientCapabilities];
-  if (!isRecord(clientCapabilities)) throw invalidParams(`Missing _meta["${MetaKey.ClientCapabilities}"]`);
-  if (!isSupportedVersion(protocolVersion) || eraOf(protocolVersion) !== 'stateless') {
-    throw unsupportedProtocolVersion(protocolVersion, statelessVersions());
-  }
-  const info = meta[MetaKey.ClientInfo];
-  const level = meta[MetaKey.LogLevel];
-  return {
-    meta,
-    protocolVersion,
-    clientCapabilities: clientCapabilities as ClientCapabilities,
-    clientInfo: isRecord(info) ? (info as unknown as Implementation) : undefined,
-    logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined,
-  };
-}
-
-/** What a requestState is bound to (basic/patterns/mrtr: Server Requirements). */
-function bindingOf(
-  method: string,
-  params: JSONObject | undefined,
-  extra: MessageExtra | undefined,
-): RequestStateBinding {
-  const isRead = method === Method.ResourcesRead;
-  return {
-    method,
-    name: String((isRead ? params?.uri : params?.name) ?? ''),
-    // An omitted arguments object and an empty one are the same request.
-    arguments: isRead ? null : (params?.arguments ?? {}),
-    principal: principalOf(extra?.authInfo),
-  };
-}
-
-const NO_INPUTS: Record<string, unknown> = Object.freeze({});
-
 /** 2026-07-28 basic/patterns/mrtr: only tools/call, prompts/get and resources/read may ask the client for input. */
 const NO_INPUT_BACKEND: InputBackend = {
   request: () => Promise.reject(new Error('this method cannot ask the client for input (input_required)')),
 };
 
-/** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
-function readInputs(
-  core: ServerCore,
-  method: string,
-  params: JSONObject | undefined,
-  extra: MessageExtra | undefined,
-): { available: Record<string, unknown>; round: number; oneTime?: RequestStatePayload } {
-  const responses = params?.inputResponses;
-  if (responses !== undefined && !isRecord(responses))
-    throw invalidParams('inputResponses must be an object');
-  if (responses && Object.keys(responses).length > MAX_INPUT_RESPONSES)
-    throw invalidParams('too many inputResponses');
-  const state = params?.requestState;
-  // The backend only reads the answers: the request's own object serves as is.
-  if (state === undefined) return { available: responses ?? NO_INPUTS, round: 0 };
-  if (typeof state !== 'string') throw invalidParams('requestState must be a string');
-  const opened = core.sealer.open(state, bindingOf(method, params, extra));
-  // Tampered, expired, foreign or replayed on another request: one answer for all, and the handler never runs.
-  if (!opened) throw invalidParams('Invalid requestState');
-  const available = { ...responses, ...opened.responses };
-  return core.sealer.oneTime
-    ? { available, round: opened.round, oneTime: opened }
-    : { available, round: opened.round };
-}
-
-/** A handler's failure: undefined (ask for the missing input) for InputRequiredSignal, else rethrown. */
-function inputRequired(error: unknown): undefined {
-  if (!(error instanceof InputRequiredSignal)) throw error;
-  return undefined;
+/**
+ * Where the response of a request still running when `serve` returns goes (the stdio channel's entry for it).
+ * `respond` must not throw.
+ */
+export interface ResponseSink extends StatelessRequestContext {
+  respond(response: JSONRPCResponse): void;
 }
 
 export class StatelessDispatcher {
@@ -136,13 +56,49 @@ export class StatelessDispatcher {
    * young-generation GC while the next message is parsed.
    */
   handle(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONRPCResponse> {
+    if (this.#core.aroundRequest !== undefined) return this.#hooked(request, context);
+    let scope: MaybePromise<StatelessScope>;
+    try {
+      scope = this.#scope(request, context);
+    } catch (error) {
+      return this.#failed(request, error);
+    }
+    if (!isPromise(scope)) return this.#run(scope, undefined) as MaybePromise<JSONRPCResponse>;
+    return scope.then(
+      (claimed) => this.#run(claimed, undefined) as MaybePromise<JSONRPCResponse>,
+      (error: unknown) => this.#failed(request, error),
+    );
+  }
+
+  /**
+   * As `handle`, for a channel that keeps an entry per request in flight anyway (stdio): the response when it
+   * is ready at once, else undefined and `sink.respond` gets it later. A request still running then holds one
+   * reaction of the dispatcher's, not also a promise the channel would react to.
+   */
+  serve(request: JSONRPCRequest, sink: ResponseSink): JSONRPCResponse | undefined {
+    if (this.#core.aroundRequest === undefined) {
+      let scope: MaybePromise<StatelessScope> | undefined;
+      try {
+        scope = this.#scope(request, sink);
+      } catch (error) {
+        return this.#failed(request, error);
+      }
+      if (!isPromise(scope)) return this.#run(scope, sink) as JSONRPCResponse | undefined;
+    }
+    // With a hook, or a one-time requestState being claimed (its store may be remote): chained as it comes.
+    const response = this.handle(request, sink);
+    if (!isPromise(response)) return response;
+    // handle answers every failure with an error response: the promise never rejects.
+    response.then((answer) => sink.respond(answer));
+    return undefined;
+  }
+
+  /** With a request hook: it sees the settled result of `next`, so the steps are chained for it. */
+  #hooked(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONRPCResponse> {
     let result: MaybePromise<JSONObject>;
     try {
-      const hook = this.#core.aroundRequest;
-      result =
-        hook === undefined
-          ? this.#dispatch(request, context)
-          : hook(incomingRequest(request, context), () => this.#dispatch(request, context));
+      const hook = this.#core.aroundRequest!;
+      result = hook(incomingRequest(request, context), () => this.#dispatch(request, context));
     } catch (error) {
       return this.#failed(request, error);
     }
@@ -151,6 +107,89 @@ export class StatelessDispatcher {
       (value): JSONRPCResponse => ({ jsonrpc: '2.0', id: request.id, result: value }),
       (error: unknown) => this.#failed(request, error),
     );
+  }
+
+  /** The settled result for a request hook's `next`. */
+  #dispatch(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONObject> {
+    const scope = this.#scope(request, context);
+    if (isPromise(scope)) return scope.then((claimed) => this.#result(claimed));
+    return this.#result(scope);
+  }
+
+  #result(scope: StatelessScope): MaybePromise<JSONObject> {
+    let result: MaybePromise<JSONObject>;
+    try {
+      result = scope.route.handle(scope);
+    } catch (error) {
+      return this.#settleFailure(scope, error);
+    }
+    if (!isPromise(result)) return this.#settle(scope, result);
+    if (scope.answers === undefined) return result;
+    return result.then(
+      (value) => this.#settle(scope, value),
+      (error: unknown) => this.#settleFailure(scope, error),
+    );
+  }
+
+  /**
+   * Without a hook: a route still running gets one reaction that settles its MRTR input, wraps the response
+   * and (with a sink) delivers it, where a chain of those steps held a promise and a reaction per step for
+   * every request in flight. Undefined when the sink gets the response.
+   */
+  #run(scope: StatelessScope, sink: ResponseSink | undefined): MaybePromise<JSONRPCResponse> | undefined {
+    let result: MaybePromise<JSONObject>;
+    try {
+      scope.step = null;
+      result = scope.route.handle(scope);
+    } catch (error) {
+      return this.#respondFailure(scope, error);
+    }
+    if (!isPromise(result)) return this.#respond(scope, result);
+    if (sink === undefined) {
+      return result.then(
+        (value) => this.#finish(scope, value, true),
+        (error: unknown) => this.#finish(scope, error, false),
+      );
+    }
+    result.then(
+      (value) => deliver(sink, this.#finish(scope, value, true)),
+      (error: unknown) => deliver(sink, this.#finish(scope, error, false)),
+    );
+    return undefined;
+  }
+
+  /** The response once the route's promise settled: through the step the route handed over, if it did. */
+  #finish(scope: StatelessScope, outcome: unknown, ok: boolean): MaybePromise<JSONRPCResponse> {
+    const step = scope.step;
+    scope.step = undefined;
+    if (!step) return ok ? this.#respond(scope, outcome as JSONObject) : this.#respondFailure(scope, outcome);
+    let finished: MaybePromise<JSONObject>;
+    try {
+      finished = ok ? step.returned(outcome) : step.failed(outcome);
+    } catch (error) {
+      return this.#respondFailure(scope, error);
+    }
+    if (!isPromise(finished)) return this.#respond(scope, finished);
+    return finished.then(
+      (value) => this.#respond(scope, value),
+      (error: unknown) => this.#respondFailure(scope, error),
+    );
+  }
+
+  #respond(scope: StatelessScope, value: JSONObject): JSONRPCResponse {
+    try {
+      return { jsonrpc: '2.0', id: scope.requestId, result: this.#settle(scope, value) };
+    } catch (error) {
+      return this.#failed(scope.request, error);
+    }
+  }
+
+  #respondFailure(scope: StatelessScope, error: unknown): JSONRPCResponse {
+    try {
+      return { jsonrpc: '2.0', id: scope.requestId, result: this.#settleFailure(scope, error) };
+    } catch (thrown) {
+      return this.#failed(scope.request, thrown);
+    }
   }
 
   #failed(request: JSONRPCRequest, error: unknown): JSONRPCResponse {
@@ -166,79 +205,62 @@ export class StatelessDispatcher {
     return { jsonrpc: '2.0', id: request.id, error: toWireError(error) };
   }
 
-  #dispatch(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<JSONObject> {
+  /**
+   * The request's scope, once its `_meta` and route are known and an MRTR retry's answers read; a promise while
+   * a one-time requestState is claimed.
+   */
+  #scope(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<StatelessScope> {
     const meta = readMeta(request.params);
     const route = this.#routes.stateless.get(request.method);
     // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
     if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const codec = this.#core.codec(meta.protocolVersion);
-    if (route.inputRequired) return this.#withInput(route, request, meta, codec, context);
-    return route.handle(new StatelessScope(this.#core, codec, request, meta, context, NO_INPUT_BACKEND, 0));
-  }
-
-  #withInput(
-    route: EraRoute<StatelessRouteScope>,
-    request: JSONRPCRequest,
-    meta: RequestMeta,
-    codec: RevisionCodec,
-    context: StatelessRequestContext,
-  ): MaybePromise<JSONObject> {
+    if (!route.inputRequired)
+      return new StatelessScope(this.#core, codec, route, request, meta, context, undefined, 0);
     const { available, round, oneTime } = readInputs(
       this.#core,
       request.method,
       request.params,
       context.extra,
     );
-    if (oneTime) {
-      // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
-      return this.#core.sealer.claim(oneTime).then((fresh) => {
-        if (!fresh) throw invalidParams('Invalid requestState');
-        return this.#runInput(route, request, meta, codec, context, available, round);
-      });
-    }
-    return this.#runInput(route, request, meta, codec, context, available, round);
+    const scope = () =>
+      new StatelessScope(this.#core, codec, route, request, meta, context, available, round);
+    if (!oneTime) return scope();
+    // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
+    return this.#core.sealer.claim(oneTime).then((fresh) => {
+      if (!fresh) throw invalidParams('Invalid requestState');
+      return scope();
+    });
   }
 
-  #runInput(
-    route: EraRoute<StatelessRouteScope>,
-    request: JSONRPCRequest,
-    meta: RequestMeta,
-    codec: RevisionCodec,
-    context: StatelessRequestContext,
-    available: Record<string, unknown>,
-    round: number,
-  ): MaybePromise<JSONObject> {
-    const input = new MrtrInputBackend(available, meta.clientCapabilities);
-    const scope = new StatelessScope(this.#core, codec, request, meta, context, input, round);
-    // A handler asking for input it lacks throws InputRequiredSignal: that is the input_required answer.
-    // The reactions are made only for a handler that is still running: a synchronous call allocates none.
-    let result: MaybePromise<JSONObject>;
-    try {
-      result = route.handle(scope);
-    } catch (error) {
-      return this.#settleInput(request, codec, context, input, round, inputRequired(error));
-    }
-    if (!isPromise(result)) return this.#settleInput(request, codec, context, input, round, result);
-    const settle = (value: JSONObject | undefined) =>
-      this.#settleInput(request, codec, context, input, round, value);
-    return result.then(settle, (error: unknown) => settle(inputRequired(error)));
+  /** A handler that threw: InputRequiredSignal is the input_required answer on an MRTR route; else rethrown. */
+  #settleFailure(scope: StatelessScope, error: unknown): JSONObject {
+    if (!(error instanceof InputRequiredSignal) || scope.answers === undefined) throw error;
+    return this.#settle(scope, undefined);
   }
 
-  #settleInput(
-    request: JSONRPCRequest,
-    codec: RevisionCodec,
-    context: StatelessRequestContext,
-    input: MrtrInputBackend,
-    round: number,
-    result: JSONObject | undefined,
-  ): JSONObject {
-    const missing = input.missing;
+  /** A route's result; on an MRTR route, input_required when the handler asked for input it lacks. */
+  #settle(scope: StatelessScope, result: JSONObject | undefined): JSONObject {
+    if (scope.answers === undefined) return result as JSONObject;
+    // A handler that never asked for input made no backend: nothing is missing.
+    const missing = scope.inputAsked?.missing;
     if (!missing && result) return result;
+    const input = scope.input as MrtrInputBackend;
     // 2026-07-28 basic/patterns/mrtr: ask for what is missing; carry what was already answered in the state.
+    const { request, context } = scope;
     const binding = bindingOf(request.method, request.params, context.extra);
-    const requestState = this.#core.sealer.seal(binding, { round: round + 1, responses: input.consumed });
-    return codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
+    const requestState = this.#core.sealer.seal(binding, {
+      round: scope.inputRound + 1,
+      responses: input.consumed,
+    });
+    return scope.codec.finish({ resultType: 'input_required', inputRequests: missing ?? {}, requestState });
   }
+}
+
+/** Hands a response to the sink once it is ready (never rejects: every failure is already a response). */
+function deliver(sink: ResponseSink, response: MaybePromise<JSONRPCResponse>): void {
+  if (isPromise(response)) response.then((answer) => sink.respond(answer));
+  else sink.respond(response);
 }
 
 /** What a request hook sees of a 2026-07-28 request (its revision from `_meta`, unchecked until dispatch). */
@@ -255,36 +277,85 @@ function incomingRequest(request: JSONRPCRequest, context: StatelessRequestConte
   };
 }
 
-/** A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. */
+/**
+ * A 2026-07-28 request's scope. A class: on Node 20 an object literal with a getter is slow to create. What the
+ * request itself holds is read through getters, not copied: a request in flight holds the scope.
+ */
 class StatelessScope implements StatelessRouteScope {
-  readonly era = 'stateless';
-  readonly params: JSONObject | undefined;
   readonly protocolVersion: string;
-  readonly requestId: RequestId;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  readonly extra: MessageExtra | undefined;
-  readonly meta: JSONObject;
   /** 2026-07-28: no notifications/message unless this request set a logLevel. */
   readonly logLevel: LoggingLevel | undefined;
 
   constructor(
     readonly core: ServerCore,
     readonly codec: RevisionCodec,
+    readonly route: EraRoute<StatelessRouteScope>,
     readonly request: JSONRPCRequest,
     meta: RequestMeta,
     readonly context: StatelessRequestContext,
-    readonly input: InputBackend,
+    /** An MRTR route's answers at hand (basic/patterns/mrtr); undefined on any other route. */
+    readonly answers: Record<string, unknown> | undefined,
     readonly inputRound: number,
   ) {
-    this.params = request.params;
     this.protocolVersion = meta.protocolVersion;
-    this.requestId = request.id;
     this.clientCapabilities = meta.clientCapabilities;
     this.clientInfo = meta.clientInfo;
-    this.extra = context.extra;
-    this.meta = meta.meta;
     this.logLevel = meta.logLevel;
+  }
+
+  /**
+   * Made when a handler first asks for input (or a derived scope copies it): most calls never do, and a call in
+   * flight then holds no backend.
+   */
+  get input(): InputBackend {
+    if (this.#input === undefined) {
+      const answers = this.answers;
+      this.#input =
+        answers === undefined ? NO_INPUT_BACKEND : new MrtrInputBackend(answers, this.clientCapabilities);
+    }
+    return this.#input;
+  }
+
+  /** The MRTR backend, if the handler asked for input. */
+  get inputAsked(): MrtrInputBackend | undefined {
+    return this.#input instanceof MrtrInputBackend ? this.#input : undefined;
+  }
+
+  #input: InputBackend | undefined;
+
+  /**
+   * The step a route handed over (RequestScope.defer): null while the dispatcher's own reaction will take one,
+   * undefined when it will not (a request hook sees the finished result).
+   */
+  step: FinishingStep | null | undefined;
+
+  defer(step: FinishingStep): boolean {
+    if (this.step !== null) return false;
+    this.step = step;
+    return true;
+  }
+
+  get era(): 'stateless' {
+    return 'stateless';
+  }
+
+  get params(): JSONObject | undefined {
+    return this.request.params;
+  }
+
+  get requestId(): RequestId {
+    return this.request.id;
+  }
+
+  get extra(): MessageExtra | undefined {
+    return this.context.extra;
+  }
+
+  /** readMeta checked it is an object. */
+  get meta(): JSONObject {
+    return this.request.params?._meta as JSONObject;
   }
 
   /** Read lazily: the transports create their AbortController only when someone asks for the signal. */

@@ -11,11 +11,15 @@ import { LocalError } from '../jsonrpc/errors.js';
 import { Notification } from '../mcp/methods.js';
 import { isRequestId } from '../jsonrpc/messages.js';
 import type { JSONRPCNotification } from '../jsonrpc/messages.js';
-import type { StatelessRequestContext } from '../mcp/request-context.js';
-import type { ServerSeam } from './seam.js';
+import type { JSONRPCResponse } from '../jsonrpc/messages.js';
+import type { ResponseSink } from './stateless.js';
 
-/** What the channel needs of the server: its seam's routing and stateless halves. */
-export type DualEraTarget = Pick<ServerSeam, 'isStatelessRequest' | 'handleStatelessRequest'>;
+/** What the channel needs of the server: which requests are stateless, and serving one. */
+export interface DualEraTarget {
+  isStatelessRequest(message: JSONRPCRequest): boolean;
+  /** The response when ready at once; else undefined, and the sink's `respond` gets it. */
+  serveStatelessRequest(request: JSONRPCRequest, sink: ResponseSink): JSONRPCResponse | undefined;
+}
 
 /**
  * Sits between a real transport and the handshake session: stateless requests are answered here, the rest is
@@ -85,26 +89,27 @@ export class DualEraChannel implements Transport {
       });
       return;
     }
-    const inflight = new InflightRequest(this.#sendQuietly, extra);
-    const outcome = this.#target.handleStatelessRequest(request, inflight);
+    const inflight = new InflightRequest(this.#host, request.id, extra);
+    const response = this.#target.serveStatelessRequest(request, inflight);
     // Answered synchronously: never registered, so nothing can cancel it and nothing is left to clean up.
-    if (!(outcome instanceof Promise)) {
-      this.#sendQuietly(outcome);
-      return;
-    }
-    this.#inflight.set(request.id, inflight);
-    outcome.then(
-      (response) => {
-        if (this.#inflight.get(request.id) === inflight) this.#inflight.delete(request.id);
-        // A cancelled request is not answered; a subscription ended by the server is (graceful closure).
-        if (!inflight.aborted) this.#sendQuietly(response);
-      },
-      (error: unknown) => {
-        if (this.#inflight.get(request.id) === inflight) this.#inflight.delete(request.id);
-        this.onerror?.(error as Error);
-      },
-    );
+    if (response !== undefined) this.#sendQuietly(response);
+    else this.#inflight.set(request.id, inflight);
   }
+
+  /** What every in-flight request of this channel shares: where its messages go and how it ends. */
+  readonly #host: InflightHost = {
+    send: (message) => this.#sendQuietly(message),
+    answered: (inflight, response) => {
+      if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
+      // A cancelled request is not answered; a subscription ended by the server is (graceful closure).
+      if (inflight.aborted) return;
+      try {
+        this.#sendQuietly(response);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    },
+  };
 
   /**
    * A failed send is reported, once per write: the stdio writer returns one promise for a tick's batch, which
@@ -136,21 +141,32 @@ export class DualEraChannel implements Transport {
   }
 }
 
+interface InflightHost {
+  send(message: JSONRPCMessage): void;
+  answered(inflight: InflightRequest, response: JSONRPCResponse): void;
+}
+
 /**
- * A stateless request being served, and the context its handler sees. The abort signal is made only if someone
- * asks for it: most handlers never look, and an AbortController per request is a measurable share of a small
- * call's cost.
+ * A stateless request being served, the context its handler sees, and where its response goes once ready. The
+ * abort signal is made only if someone asks for it: most handlers never look, and an AbortController per request
+ * is a measurable share of a small call's cost.
  */
-class InflightRequest implements StatelessRequestContext {
+class InflightRequest implements ResponseSink {
   aborted = false;
+  readonly id: RequestId;
   readonly extra: MessageExtra | undefined;
-  readonly #send: (message: JSONRPCMessage) => void;
+  readonly #host: InflightHost;
   #reason: unknown;
   #controller: AbortController | undefined;
 
-  constructor(send: (message: JSONRPCMessage) => void, extra: MessageExtra | undefined) {
-    this.#send = send;
+  constructor(host: InflightHost, id: RequestId, extra: MessageExtra | undefined) {
+    this.#host = host;
+    this.id = id;
     this.extra = extra;
+  }
+
+  respond(response: JSONRPCResponse): void {
+    this.#host.answered(this, response);
   }
 
   get signal(): AbortSignal {
@@ -162,7 +178,7 @@ class InflightRequest implements StatelessRequestContext {
   }
 
   notify(notification: JSONRPCNotification): void {
-    if (!this.aborted) this.#send(notification);
+    if (!this.aborted) this.#host.send(notification);
   }
 
   abort(reason: unknown): void {

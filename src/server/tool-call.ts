@@ -10,7 +10,7 @@ import { clip } from '../util/clip.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
 import { isRecord } from '../util/record.js';
 import { type RevisionCodec, copyObject } from './codec.js';
-import { type RequestScope, createHandlerContext } from './context.js';
+import { type FinishingStep, type RequestScope, createHandlerContext } from './context.js';
 import type { ServerCore, ToolDefinition } from './core.js';
 import { InputRequiredSignal } from './input.js';
 import { principalOf } from './request-state.js';
@@ -78,11 +78,12 @@ export function callTool(
   // Extension wiring point: tools/call hooks (the tasks extension may answer with a CreateTaskResult).
   const name = params?.name;
   if (core.extensions.size > 0 && typeof name === 'string' && core.tools.get(name)) {
-    const run = (next: RequestScope) => runToolCall(core, codec, next, params);
+    // The hooks see the finished result: nothing is handed over to the dispatcher.
+    const run = (next: RequestScope) => runToolCall(core, codec, next, params, false);
     const principal = principalOf(scope.extra?.authInfo);
     return core.extensions.callTool({ name, params, scope, codec, principal, run });
   }
-  return runToolCall(core, codec, scope, params);
+  return runToolCall(core, codec, scope, params, true);
 }
 
 function runToolCall(
@@ -90,6 +91,7 @@ function runToolCall(
   codec: RevisionCodec,
   scope: RequestScope,
   params: JSONObject | undefined,
+  deferrable: boolean,
 ): MaybePromise<JSONObject> {
   const name = params?.name;
   if (typeof name !== 'string') throw invalidParams('tools/call requires a tool name');
@@ -110,12 +112,12 @@ function runToolCall(
   const call = new ToolCall(codec, scope, tool, name);
   const checked = tool.input.validate(args);
   return isPromise(checked)
-    ? Promise.resolve(checked).then((outcome) => call.run(outcome))
-    : call.run(checked);
+    ? Promise.resolve(checked).then((outcome) => call.run(outcome, false))
+    : call.run(checked, deferrable);
 }
 
 /** The steps of one tools/call after its arguments are checked. Closures are made only on the async path. */
-class ToolCall {
+class ToolCall implements FinishingStep {
   readonly #codec: RevisionCodec;
   readonly #scope: RequestScope;
   readonly #tool: ToolDefinition;
@@ -128,7 +130,8 @@ class ToolCall {
     this.#name = name;
   }
 
-  run(checked: ValidationOutcome): MaybePromise<JSONObject> {
+  /** `deferrable`: this call's result goes straight back to the dispatcher, which may take its last step. */
+  run(checked: ValidationOutcome, deferrable: boolean): MaybePromise<JSONObject> {
     // server/tools: input validation errors are tool execution errors the model can correct.
     if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.#name}: ${checked.message}`);
     let returned: unknown;
@@ -139,7 +142,10 @@ class ToolCall {
     }
     if (!isPromise(returned)) return this.returned(returned);
     // Promise.resolve: a handler may return any thenable; what goes on is always a native promise.
-    return Promise.resolve(returned).then(
+    const running = Promise.resolve(returned);
+    // The dispatcher finishes the call in its own reaction to the handler's promise (RequestScope.defer).
+    if (deferrable && this.#scope.defer?.(this)) return running as Promise<JSONObject>;
+    return running.then(
       (value) => this.returned(value),
       (error: unknown) => this.failed(error),
     );

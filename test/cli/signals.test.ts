@@ -176,7 +176,10 @@ const tmux = (() => {
 })();
 
 describe.skipIf(!tmux)('Ctrl-C on a terminal (tmux pseudo-terminal; .ci/run installs tmux)', () => {
-  it('the first Ctrl-C during `run` cancels the tool call and exits 130', async () => {
+  it.each([
+    ['run', ['run', '--approve', 'all', '"sleep, please"']],
+    ['chat', ['chat', '--approve', 'all']],
+  ])('the first Ctrl-C during a `%s` turn cancels the tool call and exits 130', async (command, args) => {
     const c = await stubbornConfig();
     await using fake = await startFakeProvider('openai', () => ({
       toolCalls: [{ name: 'stubborn__sleep', arguments: {} }],
@@ -186,9 +189,18 @@ describe.skipIf(!tmux)('Ctrl-C on a terminal (tmux pseudo-terminal; .ci/run inst
     const env = Object.entries({ ...fake.env, AGENTFORGE_MODEL: 'openai:gpt-test' })
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
       .join(' ');
-    const command = `env ${env} ${process.execPath} ${MAIN} run --config ${c.config} --approve all "sleep, please"; echo $? > ${status}`;
-    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '40', command]);
+    const line = `env ${env} ${process.execPath} ${MAIN} ${args[0]} --config ${c.config} ${args.slice(1).join(' ')}; echo $? > ${status}`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '40', line]);
     try {
+      if (command === 'chat') {
+        // The turn starts once the person has typed a message at the prompt.
+        await until('the chat prompt', () =>
+          execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' }).includes(
+            'type a message',
+          ),
+        );
+        execFileSync('tmux', ['send-keys', '-t', session, 'sleep, please', 'Enter']);
+      }
       await until('the tool call to start', () => logOf(c).includes('sleep started'));
       const pids = serverPids(c);
       execFileSync('tmux', ['send-keys', '-t', session, 'C-c']);

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection, LocalError, RpcError } from '../../src/jsonrpc/index.js';
-import type { JSONRPCMessage } from '../../src/jsonrpc/index.js';
+import type { FailedRequest, JSONRPCMessage } from '../../src/jsonrpc/index.js';
 import { mcpHooks } from '../../src/mcp/index.js';
 import { InMemoryTransport } from '../../src/transports/memory/index.js';
 import { StdioServerTransport } from '../../src/transports/stdio/index.js';
@@ -327,5 +327,41 @@ describe('Connection: requests whose send fails', () => {
       'failed to send prompts/list',
     ]);
     expect(connection.stats.pending).toBe(0);
+  });
+});
+
+describe('Connection: onfailure decides how a failed request ends', () => {
+  it('an error response may be answered by resending under a new id; the retry settles the call', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const seen: unknown[] = [];
+    const onfailure = (error: unknown, failed: FailedRequest) => {
+      seen.push(error);
+      return failed.resend({ ...failed.params, attempt: 2 }, { timeoutMs: 5_000 });
+    };
+    const call = peer.connection.request('tools/call', { name: 'echo' }, { onfailure });
+    const first = await peer.next(1);
+    await peer.send({ jsonrpc: '2.0', id: first.id, error: { code: -32022, message: 'try again' } });
+    const second = await peer.next(2);
+    expect(second.id).not.toEqual(first.id);
+    expect(second.params).toEqual({ name: 'echo', attempt: 2 });
+    await peer.send({ jsonrpc: '2.0', id: second.id, result: { content: [] } });
+    await expect(call).resolves.toEqual({ content: [] });
+    expect((seen[0] as RpcError).code).toBe(-32022);
+    expect(peer.connection.stats.pending).toBe(0);
+  });
+
+  it('what onfailure throws is the caller error, for a timeout and for a request on a closed connection', async () => {
+    const peer = await rawPeer();
+    const onfailure = (error: unknown): never => {
+      throw new Error(`mapped: ${(error as LocalError).code}`);
+    };
+    const timedOut = peer.connection.request('ping', undefined, { timeoutMs: 10, onfailure });
+    await expect(timedOut).rejects.toThrow('mapped: timeout');
+    await peer.connection.close();
+    const late = peer.connection.request('ping', undefined, { onfailure });
+    await expect(late).rejects.toThrow('mapped: connection_closed');
+    // Without one, the connection's own error as before.
+    await expect(peer.connection.request('ping')).rejects.toMatchObject({ code: 'connection_closed' });
   });
 });

@@ -43,6 +43,26 @@ describe('recordContent', () => {
   });
 });
 
+describe('resources', () => {
+  it('a resources/read is named by its method; the URI is an attribute, never in the name', async () => {
+    const spans = spanFile();
+    const client = await McpClient.connect(
+      { command: process.execPath, args: [OTEL_SERVER], env: { OTEL_SPANS_FILE: spans.path } },
+      { middleware: [clientTracing()], eraCache: new EraCache() },
+    );
+    try {
+      await underRoot(() => client.readResource({ uri: 'file:///notes.txt' }));
+      const clientSpan = named(sdk.spans.getFinishedSpans(), 'resources/read');
+      expect(clientSpan.attributes['mcp.resource.uri']).toBe('file:///notes.txt');
+      const serverSpan = (await spans.waitFor('resources/read')).find((s) => s.name === 'resources/read');
+      expect(serverSpan?.attributes['mcp.resource.uri']).toBe('file:///notes.txt');
+    } finally {
+      await client.close();
+      spans.dispose();
+    }
+  });
+});
+
 describe('a hostile peer', () => {
   it('an unknown method a megabyte long is answered -32601 and named in 256 characters', async () => {
     const spans = spanFile();

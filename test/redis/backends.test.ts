@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../../src/extensions/tasks/wire.js';
+import type { SessionRecord } from '../../src/transports/http/server/session-store.js';
 import {
   RedisEventBus,
   RedisEventStore,
@@ -15,7 +16,7 @@ import {
   SharedStateUnavailableError,
 } from '../../src/redis/index.js';
 import type { ServerEvent } from '../../src/server/event-bus.js';
-import { NO_REDIS, REDIS_SERVER, type RedisProcess, startRedis, stopAll } from './harness.js';
+import { NO_REDIS, REDIS_SERVER, type RedisProcess, startRedis, stopAll, until } from './harness.js';
 
 let redis: RedisProcess;
 let inspect: Redis;
@@ -85,6 +86,26 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     expect(await sessions.get('abc')).toBeUndefined();
   });
 
+  it('session changes made through two instances at once never lose each other (compare-and-set)', async () => {
+    const [one, two] = [track(new RedisSessionStore(options())), track(new RedisSessionStore(options()))];
+    await one.set('busy', { protocolVersion: '2025-11-25', clientCapabilities: {} }, 60_000);
+    const subscribe = (uri: string) => (record: SessionRecord) => ({
+      ...record,
+      resourceSubscriptions: [...(record.resourceSubscriptions ?? []), uri],
+    });
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 === 0 ? one : two).update('busy', subscribe(`file:///${i}`), 60_000),
+      ),
+    );
+    const stored = await two.get('busy');
+    expect([...(stored?.resourceSubscriptions ?? [])].sort()).toEqual(
+      Array.from({ length: 40 }, (_, i) => `file:///${i}`).sort(),
+    );
+    expect(await one.update('gone', subscribe('file:///x'), 60_000)).toBeUndefined();
+    expect(await inspect.exists('agentforge:session:{gone}')).toBe(0);
+  });
+
   it('a one-time state is claimed once, and the claim expires with the state', async () => {
     const first = track(new RedisOneTimeStateStore(options()));
     const second = track(new RedisOneTimeStateStore(options()));
@@ -118,6 +139,20 @@ describe.skipIf(!REDIS_SERVER)('Redis backends', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
     await inspect.hset('agentforge:task:forged', 'r', '{"taskId":"forged","status":"done"}', 'v', '1');
     expect(await one.get('forged')).toBeUndefined();
+  });
+
+  it('a task expiring in Redis is reported to the handler subscribed here, a live one is not', async () => {
+    const store = track(new RedisTaskStore({ ...options(), leaseMs: 300 }));
+    const heard: TaskRecord[] = [];
+    store.subscribe('expiring', (changed) => heard.push(changed));
+    store.subscribe('lasting', (changed) => heard.push(changed));
+    await store.create({ ...record('expiring'), ttlMs: 150 });
+    await store.create(record('lasting'));
+    await until(async () => (heard.length > 0 ? true : undefined), { timeoutMs: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(heard).toEqual([expect.objectContaining({ taskId: 'expiring', cancelRequested: true })]);
+    expect(await store.get('expiring')).toBeUndefined();
+    expect(await store.get('lasting')).toMatchObject({ status: 'working' });
   });
 
   it('a Redis outage: clear errors where Redis is needed, local delivery goes on, then recovery', async () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'redis-instance.mjs');
+const GATEWAY_FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'redis-gateway.mjs');
 
 function which(tool: string, fallback: string): string | undefined {
   if (existsSync(fallback)) return fallback;
@@ -135,11 +136,12 @@ export async function startInstance(
   name: string,
   redisPort: number,
   extra: string[] = [],
+  fixture = FIXTURE,
 ): Promise<Instance> {
   const port = await freePort();
   const args = [
     '--expose-gc',
-    FIXTURE,
+    fixture,
     '--name',
     name,
     '--redis-port',
@@ -206,6 +208,27 @@ export async function startCluster(options: { persistent?: boolean } = {}): Prom
   const started = await Promise.all(['A', 'B', 'C'].map((name) => startInstance(name, redis.port)));
   const instances = started as [Instance, Instance, Instance];
   return { redis, instances, balanced: await startBalancer(instances) };
+}
+
+export interface GatewayCluster extends Cluster {
+  /** The one upstream every gateway instance serves: a server instance (redis-instance.mjs) named U. */
+  readonly upstream: Instance;
+}
+
+/** A gateway instance (test/fixtures/redis-gateway.mjs) serving `upstream`, its state in the Redis on `redisPort`. */
+export function startGatewayInstance(name: string, redisPort: number, upstream: string): Promise<Instance> {
+  return startInstance(name, redisPort, ['--upstream', upstream], GATEWAY_FIXTURE);
+}
+
+/** A redis-server, an upstream server U, and gateway instances A, B and C sharing their state, behind haproxy. */
+export async function startGatewayCluster(): Promise<GatewayCluster> {
+  const redis = await startRedis();
+  const upstream = await startInstance('U', redis.port);
+  const started = await Promise.all(
+    ['A', 'B', 'C'].map((name) => startGatewayInstance(name, redis.port, upstream.url)),
+  );
+  const instances = started as [Instance, Instance, Instance];
+  return { redis, upstream, instances, balanced: await startBalancer(instances) };
 }
 
 export interface UntilOptions {

@@ -21,7 +21,15 @@ import {
   stopAll,
   until,
 } from './harness.js';
-import { LegacySession, SUBSCRIPTION_ID, listen, modernCall, textOf } from './wire.js';
+import {
+  LegacySession,
+  type Message,
+  SUBSCRIPTION_ID,
+  SseTransportSession,
+  listen,
+  modernCall,
+  textOf,
+} from './wire.js';
 
 let redis: RedisProcess;
 let a: Instance;
@@ -173,6 +181,23 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     expect(failed.error).toMatchObject({ message: 'the server instance running this task stopped' });
   });
 
+  it('a task that expires in Redis while its handler runs: the handler is told (its signal aborts)', async () => {
+    const short = await startInstance('G', redis.port, ['--task-ttl-ms', '600']);
+    try {
+      await using client = await McpClient.connect(short.url, { capabilities: withTasksCapability() });
+      const started = await new TasksClient(client).start({ name: 'abortable' });
+      if (!('task' in started)) throw new Error('abortable did not become a task');
+      expect(textOf(await modernCall(short.url, 'tools/call', { name: 'aborted' }))).toBe('0');
+      await until(async () => {
+        const aborted = textOf(await modernCall(short.url, 'tools/call', { name: 'aborted' }));
+        return aborted === '1' ? true : undefined;
+      });
+      expect(await inspect.exists(`agentforge:task:${started.task.taskId}`)).toBe(0);
+    } finally {
+      await kill(short.child);
+    }
+  });
+
   it('a 2025-11-25 session initialized through the balancer continues through every instance, until deleted', async () => {
     const session = new LegacySession(balanced);
     const init = await session.initialize();
@@ -202,6 +227,29 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     });
   });
 
+  it('a 2025-11-25 elicitation asked by B and answered through C reaches the handler on B', async () => {
+    const session = new LegacySession(a.url);
+    await session.initialize({ elicitation: { form: {} } });
+    const call = await session.stream('tools/call', { name: 'greet', arguments: {} }, b.url);
+    await call.waitFor(1);
+    const asked = call.events[0]?.message as Message;
+    expect(asked.method).toBe('elicitation/create');
+    expect(typeof asked.id).toBe('string');
+    // An answer relayed for another principal is dropped by B; the session's own, POSTed through C, is taken.
+    const [tag] = String(asked.id).split('.');
+    const forged = {
+      jsonrpc: '2.0',
+      id: asked.id,
+      result: { action: 'accept', content: { name: 'Mallory' } },
+    };
+    const channel = `agentforge:session:{${session.sessionId}/${tag}}:messages`;
+    expect(await inspect.publish(channel, JSON.stringify({ principal: 'mallory', message: forged }))).toBe(1);
+    expect(await session.answer(asked.id, { action: 'accept', content: { name: 'Ada' } }, c.url)).toBe(202);
+    await call.waitFor(2);
+    call.close();
+    expect(textOf(call.events[1]?.message as Message)).toBe('Hello, Ada, from B');
+  });
+
   it('resources/subscribe through B is honoured on the GET stream the session holds on C', async () => {
     const session = new LegacySession(a.url);
     await session.initialize();
@@ -227,6 +275,62 @@ describe.skipIf(!REDIS_SERVER)('scale-out through Redis (3 instances behind hapr
     });
     // Unsubscribed through A: C's copy follows, nothing more arrives.
     expect(stream.events.length).toBe(heard);
+  });
+
+  it('resources/subscribe through A and B at the same moment: the session keeps every subscription', async () => {
+    const session = new LegacySession(a.url);
+    await session.initialize();
+    const uris = Array.from({ length: 16 }, (_, i) => `file:///both-${i}`);
+    const answers = await Promise.all(
+      uris.map((uri, i) => session.request('resources/subscribe', { uri }, i % 2 === 0 ? a.url : b.url)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(uris.map(() => 200));
+    // Recorded just after each answer: wait until the writes are in (a lost one would never come).
+    const key = `agentforge:session:{${session.sessionId}}`;
+    const read = async () => JSON.parse((await inspect.hget(key, 'record')) ?? '{}');
+    await until(
+      async () => ((await read()).resourceSubscriptions?.length === uris.length ? true : undefined),
+      {
+        timeoutMs: 3000,
+      },
+    ).catch(() => undefined);
+    expect([...(await read()).resourceSubscriptions].sort()).toEqual([...uris].sort());
+  });
+
+  it('the 2024-11-05 HTTP+SSE transport behind round robin: POSTs on any instance reach the stream', async () => {
+    const session = new SseTransportSession(balanced);
+    await session.open();
+    try {
+      expect(await session.initialize()).toMatchObject({ result: { protocolVersion: '2024-11-05' } });
+      const names = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const { status, response } = await session.request('tools/call', { name: 'whoami' });
+        expect(status).toBe(202);
+        names.add(textOf(response as Message));
+      }
+      // Every call ran on the instance holding the stream, wherever its POST landed.
+      expect(names.size).toBe(1);
+      // A message relayed for another principal is dropped by the instance holding the stream; its own is served.
+      const channel = `agentforge:session:{${session.sessionId}}:messages`;
+      const ping = (id: number, principal: string | null) =>
+        inspect.publish(
+          channel,
+          JSON.stringify({ principal, message: { jsonrpc: '2.0', id, method: 'ping' } }),
+        );
+      expect(await ping(9001, 'mallory')).toBe(1);
+      await ping(9002, null);
+      await until(async () => (session.messages.some((m) => m.id === 9002) ? true : undefined));
+      expect(session.messages.some((m) => m.id === 9001)).toBe(false);
+      // Each instance accepts the POST: through A, B and C directly, answered on the one stream.
+      for (const instance of [a, b, c])
+        expect(
+          await session.post({ method: 'notifications/initialized' }, new URL(instance.url).origin),
+        ).toBe(202);
+    } finally {
+      session.close();
+    }
+    // Once the stream is gone, no instance holds the session.
+    await until(async () => ((await session.post({ method: 'ping', id: 1 })) === 404 ? true : undefined));
   });
 
   it('a dropped GET stream resumes with Last-Event-ID on another instance without losing events', async () => {

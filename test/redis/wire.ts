@@ -129,7 +129,7 @@ export class LegacySession {
     return headers;
   }
 
-  async initialize(): Promise<Message> {
+  async initialize(capabilities: Record<string, unknown> = { roots: {} }): Promise<Message> {
     const response = await fetch(this.#url, {
       method: 'POST',
       headers: this.#headers(),
@@ -139,7 +139,7 @@ export class LegacySession {
         method: 'initialize',
         params: {
           protocolVersion: LEGACY,
-          capabilities: { roots: {} },
+          capabilities,
           clientInfo: { name: 'scale-out-test', version: '1' },
         },
       }),
@@ -170,6 +170,29 @@ export class LegacySession {
     return { status: 200, message: await responseOf(response) };
   }
 
+  /** POSTs a request and reads its SSE response as it arrives (server-initiated requests come on it). */
+  async stream(method: string, params: Record<string, unknown>, url = this.#url): Promise<SseStream> {
+    const controller = new AbortController();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: this.#headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      signal: controller.signal,
+    });
+    return readStream(response, controller);
+  }
+
+  /** POSTs the answer to a server-initiated request; the HTTP status (202 when accepted). */
+  async answer(id: unknown, result: Record<string, unknown>, url = this.#url): Promise<number> {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: this.#headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', id, result }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
   /** Opens the session's GET stream on `url` (default the session's URL), resuming after `lastEventId`. */
   async openGet(url = this.#url, lastEventId?: string): Promise<SseStream> {
     const controller = new AbortController();
@@ -181,5 +204,91 @@ export class LegacySession {
     if (lastEventId) headers['last-event-id'] = lastEventId;
     const response = await fetch(url, { headers, signal: controller.signal });
     return readStream(response, controller);
+  }
+}
+
+/** A 2024-11-05 HTTP+SSE session over raw HTTP: the GET stream on `base`/sse, POSTs to its announced endpoint. */
+export class SseTransportSession {
+  readonly messages: Message[] = [];
+  readonly #controller = new AbortController();
+  #endpoint = '';
+  readonly #origin: string;
+
+  constructor(base: string) {
+    this.#origin = new URL(base).origin;
+  }
+
+  get sessionId(): string {
+    return new URL(this.#endpoint, this.#origin).searchParams.get('sessionId') ?? '';
+  }
+
+  /** Opens the stream; resolves once the `endpoint` event names where to POST. */
+  async open(path = '/sse'): Promise<void> {
+    const response = await fetch(`${this.#origin}${path}`, {
+      headers: { accept: 'text/event-stream' },
+      signal: this.#controller.signal,
+    });
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.event === 'endpoint') this.#endpoint = event.data;
+        else if (event.data) this.messages.push(JSON.parse(event.data));
+      },
+    });
+    void (async () => {
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+        if (done) return;
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    })();
+    const deadline = Date.now() + 10_000;
+    while (!this.#endpoint) {
+      if (Date.now() > deadline) throw new Error('no endpoint event');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** POSTs one message to the announced endpoint (through whatever `via` origin is given); the HTTP status. */
+  async post(message: Record<string, unknown>, via = this.#origin): Promise<number> {
+    const response = await fetch(new URL(this.#endpoint, via), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  /** Sends a request and waits for its response on the stream. */
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<{ status: number; response?: Message }> {
+    const id = nextId++;
+    const status = await this.post({ id, method, params });
+    if (status !== 202) return { status };
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const response = this.messages.find((message) => message.id === id);
+      if (response) return { status, response };
+      if (Date.now() > deadline) throw new Error(`no response to ${method} on the stream`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async initialize(): Promise<Message | undefined> {
+    const { response } = await this.request('initialize', {
+      protocolVersion: '2024-11-05',
+      capabilities: {},
+      clientInfo: { name: 'scale-out-test', version: '1' },
+    });
+    await this.post({ method: 'notifications/initialized' });
+    return response;
+  }
+
+  close(): void {
+    this.#controller.abort();
   }
 }

@@ -44,4 +44,29 @@ describe('in-memory shared-state defaults', () => {
     expect(await sessions.get('s1')).toBeUndefined();
     expect(await sessions.touch('s1', 40)).toBe(false);
   });
+
+  it('updates a session atomically: concurrent changes all land, watchers hear each, a gone session stays gone', async () => {
+    const store = new InMemorySessionStore();
+    await store.set('s', { protocolVersion: '2025-11-25', clientCapabilities: {} }, 60_000);
+    let heard = 0;
+    store.watch('s', () => heard++);
+    await Promise.all(
+      ['a', 'b', 'c'].map((uri) =>
+        store.update(
+          's',
+          (record) => ({ ...record, resourceSubscriptions: [...(record.resourceSubscriptions ?? []), uri] }),
+          60_000,
+        ),
+      ),
+    );
+    expect((await store.get('s'))?.resourceSubscriptions).toEqual(['a', 'b', 'c']);
+    expect(heard).toBe(3);
+    const same = await store.update('s', (record) => record, 60_000);
+    expect(same?.resourceSubscriptions).toEqual(['a', 'b', 'c']);
+    expect(heard).toBe(3);
+    expect(
+      await store.update('missing', (record) => ({ ...record, logLevel: 'debug' }), 60_000),
+    ).toBeUndefined();
+    expect(await store.get('missing')).toBeUndefined();
+  });
 });

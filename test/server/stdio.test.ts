@@ -143,3 +143,44 @@ describe('cancellation over stdio', () => {
     await delay(50);
   });
 });
+
+describe('2026-07-28 requests still running over stdio', () => {
+  for (const hooked of [false, true]) {
+    it(`are each answered once they settle, interleaved with ones answered at once${hooked ? ' (through a request hook)' : ''}`, async () => {
+      const child = await spawn('test/fixtures/server-core-stdio.mjs', hooked ? ['--hook'] : []);
+      const call = (args: Record<string, unknown>) =>
+        child.connection.request('tools/call', { name: 'later', arguments: args, _meta: modernMeta() });
+      const counts = (args: Record<string, unknown>) =>
+        child.connection.request('tools/call', {
+          name: 'counts-later',
+          arguments: args,
+          _meta: modernMeta(),
+        });
+      const calls = [
+        call({ ms: 60, text: 'slow' }),
+        call({ text: 'now' }),
+        call({ ms: 20, text: 'soon' }),
+        child.connection.request('tools/call', { name: 'fails-later', arguments: {}, _meta: modernMeta() }),
+        counts({ count: 3 }),
+        counts({ count: 'three' }),
+      ];
+      const [slow, now, soon, failed, counted, miscounted] = (await Promise.all(calls)) as Array<
+        Record<string, unknown>
+      >;
+      expect(slow).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'slow' }] });
+      expect(now).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'now' }] });
+      expect(soon).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'soon' }] });
+      // A handler's failure is the tool's error, answered when it happens.
+      expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'it went wrong' }] });
+      // The result of a handler that settled later is still checked against the tool's outputSchema.
+      expect(counted).toMatchObject({ resultType: 'complete', structuredContent: { count: 3 } });
+      expect(miscounted).toMatchObject({ isError: true });
+      expect(JSON.stringify(miscounted)).toContain('does not match its outputSchema');
+      // Every request was answered: nothing is left waiting.
+      expect(child.connection.stats.pending).toBe(0);
+      if (hooked) {
+        await waitFor(() => child.stderr.filter((line) => line === 'hook: tools/call complete').length === 6);
+      } else expect(child.stderr.filter((line) => line.startsWith('hook:'))).toEqual([]);
+    });
+  }
+});

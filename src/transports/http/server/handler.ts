@@ -268,6 +268,7 @@ export class McpHttpHandler {
       throw error;
     }
     const entry = { transport, handle, principal: exchange.principal };
+    transport.ownedBy(exchange.principal);
     transport.expectInitialize(request.id);
     const stream = transport.acceptRequests(exchange, [request], [request.id], false);
     stream.beforeFirstWrite = (response) => {

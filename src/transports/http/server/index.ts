@@ -8,6 +8,7 @@ export {
   InMemoryEventStore,
   InMemorySessionStore,
   type SessionRecord,
+  type SessionRelay,
   type SessionStore,
   type StoredSessionEvent,
   readSessionRecord,

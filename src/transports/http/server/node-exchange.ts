@@ -58,6 +58,14 @@ class NodeMessageExtra {
     this.#headers ??= toWebHeaders(this.#req.headers, this.#withCredentials);
     return this.#headers;
   }
+
+  get remoteAddress(): string | undefined {
+    return this.#req.socket.remoteAddress;
+  }
+
+  get remotePort(): number | undefined {
+    return this.#req.socket.remotePort;
+  }
 }
 
 class NodeSseSink implements SseSink {

@@ -1,6 +1,6 @@
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import type { HttpAuthGuard } from './auth.js';
-import type { EventStore, SessionStore } from './session-store.js';
+import type { EventStore, SessionRelay, SessionStore } from './session-store.js';
 
 export interface HttpServerOptions {
   /**
@@ -57,6 +57,13 @@ export interface HttpServerOptions {
    * (default: none, each stream replays from its own instance's memory). `RedisEventStore` shares them.
    */
   eventStore?: EventStore;
+  /**
+   * Relays what a client POSTs to an instance that cannot use it to the one that can, so sessions need no
+   * sticky balancing (default: none): a 2024-11-05 HTTP+SSE POST to the instance holding the session's stream
+   * (else 404), and a handshake-era client's answer to a server-initiated request (elicitation, sampling,
+   * roots) to the instance whose handler asked. `RedisSessionStore` relays over Redis pub/sub.
+   */
+  sessionRelay?: SessionRelay;
   logger?: Logger;
 }
 
@@ -76,6 +83,7 @@ export interface ResolvedOptions {
   readonly auth: HttpAuthGuard | undefined;
   readonly sessionStore: SessionStore | undefined;
   readonly eventStore: EventStore | undefined;
+  readonly sessionRelay: SessionRelay | undefined;
   /**
    * Names this instance's streams: '' alone, a random tag when streams are shared, so event ids minted by
    * different instances never collide and name the stream (and instance) they belong to.
@@ -154,6 +162,7 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
     auth: options.auth,
     sessionStore: options.sessionStore,
     eventStore: options.eventStore,
+    sessionRelay: options.sessionRelay,
     streamTag: options.sessionStore || options.eventStore ? globalThis.crypto.randomUUID().slice(0, 8) : '',
     logger: options.logger ?? silentLogger,
   };

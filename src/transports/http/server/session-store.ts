@@ -32,6 +32,17 @@ export interface SessionStore {
    * the session, on any instance, is told.
    */
   set(sessionId: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  /**
+   * Applies `change` to the stored record atomically (a compare-and-set: a change made meanwhile through
+   * another instance is read and `change` applied to it again, so concurrent changes never lose each other),
+   * pushes the expiry `ttlMs` into the future and tells every `watch`er. Resolves to the record written, or
+   * undefined when the session is gone. `change` returning its argument writes nothing.
+   */
+  update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord,
+    ttlMs: number,
+  ): Promise<SessionRecord | undefined>;
   /** Calls `listener` after each `set` of the session, from any instance. Returns the unwatch. */
   watch(sessionId: string, listener: () => void): () => void;
   /**
@@ -40,6 +51,20 @@ export interface SessionStore {
    */
   touch(sessionId: string, ttlMs: number): Promise<boolean>;
   delete(sessionId: string): Promise<void>;
+}
+
+/**
+ * The 2024-11-05 HTTP+SSE transport across instances: its POSTs to `/messages?sessionId=` may reach an instance
+ * that does not hold the session's SSE stream; that instance hands the message to the one that does.
+ */
+export interface SessionRelay {
+  /** Hands `message` to the instance holding the session's stream: false when no instance holds it. */
+  relay(sessionId: string, message: string): Promise<boolean>;
+  /**
+   * Receives what other instances relay to a session held here; resolves to the stop once relayed messages
+   * arrive (the stream's endpoint is announced then).
+   */
+  receive(sessionId: string, handler: (message: string) => void): Promise<() => void>;
 }
 
 /** One stored SSE event of a session's stream: its sequence number within the stream and the message. */
@@ -113,6 +138,22 @@ export class InMemorySessionStore implements SessionStore {
     this.#sweep();
     this.#sessions.set(sessionId, { value: record, expiresAt: Date.now() + ttlMs });
     for (const listener of [...(this.#watchers.get(sessionId) ?? [])]) listener();
+  }
+
+  async update(
+    sessionId: string,
+    change: (record: SessionRecord) => SessionRecord,
+    ttlMs: number,
+  ): Promise<SessionRecord | undefined> {
+    // Read, change and write with no await between: one process's changes never lose each other.
+    const entry = this.#sessions.get(sessionId);
+    if (!entry || entry.expiresAt <= Date.now()) return undefined;
+    const next = change(entry.value);
+    if (next === entry.value) return next;
+    entry.value = next;
+    entry.expiresAt = Date.now() + ttlMs;
+    for (const listener of [...(this.#watchers.get(sessionId) ?? [])]) listener();
+    return next;
   }
 
   watch(sessionId: string, listener: () => void): () => void {

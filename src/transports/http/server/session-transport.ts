@@ -3,6 +3,7 @@ import type { JSONRPCMessage, JSONRPCResponse, RequestId } from '../../../jsonrp
 import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { MessageExtra, SendOptions, Transport } from '../../../jsonrpc/transport.js';
 import { Header } from '../../../mcp/meta.js';
+import { AnswerRelay } from './answer-relay.js';
 import type { HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import type { SessionRecord } from './session-store.js';
@@ -46,10 +47,22 @@ export class StreamableSessionTransport implements Transport {
   readonly #replaying = new Set<RequestId>();
   #replays = 0;
   #extraForReplay: MessageExtra | undefined;
+  /** With shared sessions and a relay: the client's answers to this copy's requests, from any instance. */
+  readonly #answers: AnswerRelay | undefined;
 
   constructor(sessionId: string, options: ResolvedOptions) {
     this.sessionId = sessionId;
     this.#options = options;
+    this.#answers =
+      options.sessionRelay && options.streamTag !== ''
+        ? new AnswerRelay(
+            options.sessionRelay,
+            sessionId,
+            options.streamTag,
+            options.logger,
+            (message, extra) => this.onmessage?.(message, extra),
+          )
+        : undefined;
     this.#standaloneKey = `g${options.streamTag}`;
     const store = options.eventStore;
     const limits = { maxEvents: options.maxEventsPerStream, ttlMs: options.sessionIdleTimeoutMs };
@@ -148,11 +161,23 @@ export class StreamableSessionTransport implements Transport {
     return stream;
   }
 
+  /** Whose session this is: answers relayed from other instances are taken from this principal only. */
+  ownedBy(principal: string | undefined): void {
+    if (this.#answers) this.#answers.principal = principal;
+  }
+
   /** Notifications and responses from the client: no stream, the POST is answered 202 by the caller. */
   acceptOthers(exchange: HttpExchange, messages: readonly unknown[]): void {
     this.lastActivity = Date.now();
     const extra = exchange.extra(this.sessionId);
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) {
+      // An answer to a request another instance's copy sent goes there.
+      const local =
+        this.#answers && isResponse(message as JSONRPCMessage)
+          ? this.#answers.incoming(message as JSONRPCResponse, exchange.principal)
+          : message;
+      if (local !== undefined) this.onmessage?.(local, extra);
+    }
   }
 
   /** GET: resume a stream named by Last-Event-ID, or open the standalone stream. Returns an HTTP status on refusal. */
@@ -224,6 +249,8 @@ export class StreamableSessionTransport implements Transport {
       this.#forgetIfDone(stream);
       return;
     }
+    if (this.#answers && 'method' in message && 'id' in message)
+      message = { ...message, id: await this.#answers.outgoing(message.id) };
     const related = options?.relatedRequestId;
     const stream = related === undefined ? undefined : this.#byRequest.get(related);
     (stream ?? this.#standalone).sendMessage(stringifyMessage(message));
@@ -232,6 +259,7 @@ export class StreamableSessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#answers?.close();
     for (const stream of this.#byKey.values()) stream.close();
     this.#byKey.clear();
     this.#byRequest.clear();

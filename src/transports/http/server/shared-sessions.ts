@@ -77,11 +77,17 @@ export class SharedSessions {
   observe(sessionId: string, messages: readonly object[]): void {
     const current = this.#records.get(sessionId);
     if (!current) return;
-    let next = current;
-    for (const message of messages) next = changed(next, message);
+    const apply = (record: SessionRecord) => messages.reduce(changed, record);
+    const next = apply(current);
     if (next === current) return;
+    // This copy's view; the store applies the same change to what it holds (other instances' changes
+    // included), and the watch brings those back here as a difference to replay.
     this.#records.set(sessionId, next);
-    void this.#write(sessionId, next);
+    this.#store
+      .update(sessionId, apply, this.#options.sessionIdleTimeoutMs)
+      .catch((error: unknown) =>
+        this.#options.logger.warn(`session ${sessionId}: change not recorded in the session store`, error),
+      );
   }
 
   /** The session held here, or restored from the store; STORE_UNAVAILABLE when the store failed. */
@@ -133,6 +139,7 @@ export class SharedSessions {
       this.#sessions.release();
       throw error;
     }
+    transport.ownedBy(record.principal);
     transport.restore(record, exchange);
     this.#hold(sessionId, record);
     const entry: SharedSessionEntry = { transport, handle, principal: record.principal };

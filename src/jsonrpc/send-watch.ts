@@ -1,0 +1,34 @@
+import type { RequestId } from './messages.js';
+
+/**
+ * Fails requests whose send fails. A transport that batches (stdio: one write per tick) returns one promise for
+ * the whole batch: the requests of a batch share one reaction instead of one each.
+ */
+export class SendWatch {
+  readonly #onFailed: (ids: readonly RequestId[], error: unknown) => void;
+  /** The requests handed to the transport whose send promise has not settled yet, if they share one. */
+  #batch: { readonly sent: Promise<void>; readonly ids: RequestId[] } | undefined;
+
+  constructor(onFailed: (ids: readonly RequestId[], error: unknown) => void) {
+    this.#onFailed = onFailed;
+  }
+
+  watch(sent: Promise<void>, id: RequestId): void {
+    const batch = this.#batch;
+    if (batch !== undefined && batch.sent === sent) {
+      batch.ids.push(id);
+      return;
+    }
+    const fresh = { sent, ids: [id] };
+    this.#batch = fresh;
+    sent.then(
+      () => {
+        if (this.#batch === fresh) this.#batch = undefined;
+      },
+      (error: unknown) => {
+        if (this.#batch === fresh) this.#batch = undefined;
+        this.#onFailed(fresh.ids, error);
+      },
+    );
+  }
+}
