@@ -2,42 +2,49 @@
 // over HTTP, tools/list of 10 upstreams x 100 tools served from the gateway's registry (the upstreams' CPU
 // during the measurement shows nothing is fanned out), and the host's tool-definition bytes per model
 // request with and without tool search (500 tools on 10 servers).
-import { cpuTicks, serverCommand, startHttpServer, TICK_US } from './proc.mjs';
+import { childPids, cpuTicks, serverCommand, startHttpServer, TICK_US } from './proc.mjs';
 
 async function startGateway(upstreams, extra = []) {
   const encoded = Buffer.from(JSON.stringify(upstreams)).toString('base64url');
   return startHttpServer('gateway', [`--upstreams=${encoded}`, ...extra]);
 }
 
-/** CPU (us) per call of the processes a call goes through: this client and the given server processes. */
+/**
+ * CPU (us) per call of the processes a call goes through: this client and the given server processes
+ * (`total`), and of each server process (`each`).
+ */
 async function cpuPerCall(pids, op, sequential, ms) {
   const client0 = process.cpuUsage();
   const ticks0 = pids.map(cpuTicks);
   const r = await sequential(op, ms, false);
   const client = process.cpuUsage(client0);
-  const servers = pids.reduce((sum, pid, i) => sum + (cpuTicks(pid) - ticks0[i]) * TICK_US, 0);
-  return (client.user + client.system + servers) / r.ops;
+  const each = pids.map((pid, i) => ((cpuTicks(pid) - ticks0[i]) * TICK_US) / r.ops);
+  return { total: (client.user + client.system) / r.ops + each.reduce((a, b) => a + b, 0), each };
 }
 
 /**
  * Alternating blocks of direct and through-the-gateway echo calls on one client process; then the CPU per call
- * of every process on each path (steadier than calls/s when other work shares the machine).
+ * of every process on each path (steadier than calls/s when other work shares the machine). The direct call
+ * is always over HTTP; `spec.upstream: 'stdio'` has the gateway spawn its own upstream over stdio instead of
+ * reaching the HTTP one.
  */
 export async function gatewayCall({ impl, spec, alternate, echo, sequential }) {
   const upstream = await startHttpServer('agentforge', ['--transport=http', '--mode=modern', '--minimal']);
-  const gateway = await startGateway({ up: upstream.url }, ['--exact']);
+  const stdio = spec.upstream === 'stdio';
+  const gateway = await startGateway({ up: stdio ? 'stdio' : upstream.url }, ['--exact']);
+  // The processes a call through the gateway runs in: the gateway, and its upstream (its child on stdio).
+  const behind = stdio
+    ? [gateway.child.pid, ...childPids(gateway.child.pid)]
+    : [upstream.child.pid, gateway.child.pid];
   const direct = await impl.connectHttp(upstream.url, { mode: 'modern' });
   const through = await impl.connectHttp(gateway.url, { mode: 'modern' });
   try {
     await alternate([echo(direct), echo(through)], 2 * spec.warmupMs);
     const [d, g] = await alternate([echo(direct), echo(through)], spec.durationMs);
-    const cpuDirect = await cpuPerCall([upstream.child.pid], echo(direct), sequential, spec.durationMs);
-    const cpuGateway = await cpuPerCall(
-      [upstream.child.pid, gateway.child.pid],
-      echo(through),
-      sequential,
-      spec.durationMs,
-    );
+    const direct1 = await cpuPerCall([upstream.child.pid], echo(direct), sequential, spec.durationMs);
+    const through1 = await cpuPerCall(behind, echo(through), sequential, spec.durationMs);
+    const cpuDirect = direct1.total;
+    const cpuGateway = through1.total;
     return {
       rpsDirect: d.rps,
       rpsGateway: g.rps,
@@ -45,6 +52,9 @@ export async function gatewayCall({ impl, spec, alternate, echo, sequential }) {
       cpuDirect,
       cpuGateway,
       cpuOverhead: cpuGateway / cpuDirect,
+      // The gateway process alone: against cpuDirect (a whole HTTP client + server pair), what the hop
+      // spends, which holds one HTTP server and one client of its own.
+      cpuGatewayProcess: through1.each[stdio ? 0 : 1],
     };
   } finally {
     await Promise.all([direct.close(), through.close()]);

@@ -1,6 +1,7 @@
 /**
  * `agentforge gateway`: the configured servers served as one MCP server, over HTTP (every revision, HTTP+SSE
- * too) or stdio. Runs until SIGINT or SIGTERM, then closes every downstream session and upstream server.
+ * too) or stdio. Runs until SIGINT or SIGTERM, then closes every downstream session and upstream server. Its
+ * config is reloaded when the file changes and on SIGHUP (as a daemon's is), keeping every session.
  */
 import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -15,6 +16,8 @@ import { listenGateway } from '../gateway/http.js';
 import { type GatewaySettings, parseGatewaySettings } from '../gateway/settings.js';
 import { loadHostConfig, resolveConfigPath } from './discover.js';
 import { EXIT, UsageError } from './errors.js';
+import { onHangup } from './lifecycle.js';
+import { gatewayTracingOptions } from './telemetry.js';
 import { cliServerLogs, connectTimeout, stderrLogger } from './setup.js';
 
 export const GATEWAY_OPTIONS = {
@@ -51,6 +54,8 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
       serverLogs: cliServerLogs(values.verbose),
     },
     logger,
+    // With OTEL_EXPORTER_OTLP_ENDPOINT: a SERVER span per caller request, a CLIENT span per upstream one.
+    ...gatewayTracingOptions(),
   });
   try {
     if (values.stdio) {
@@ -75,11 +80,13 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
       });
       process.stderr.write(`config reloaded from ${path}\n`);
     });
+    const releaseHangup = onHangup(() => watching.reload('SIGHUP'));
     for (const status of gateway.host.servers().filter((s) => s.state !== 'ready'))
       process.stderr.write(
         `server ${status.name}: ${status.state}${status.error ? ` (${status.error})` : ''}\n`,
       );
     await abortedOrClosed(signal);
+    releaseHangup();
     watching.close();
     await listening.close();
     return EXIT.ok;
@@ -118,25 +125,34 @@ function authGuard(auth: NonNullable<GatewaySettings['auth']>) {
 
 /**
  * Calls `reload` after the config file changes (editors often replace it: the directory is watched), once per
- * burst of changes and one at a time; a config that fails to load is reported and the running one kept.
+ * burst of changes, and when asked (SIGHUP); one at a time. A config that fails to load is reported and the
+ * running one kept.
  */
-function watchConfig(path: string, reload: () => Promise<void>): { close(): void } {
+function watchConfig(
+  path: string,
+  reload: () => Promise<void>,
+): { reload(why: string): void; close(): void } {
   const file = basename(path);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const queue = (): void => {
+    running = running.then(() =>
+      reload().catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        process.stderr.write(`config not reloaded (the running one is kept): ${reason}\n`);
+      }),
+    );
+  };
   const watcher = watch(dirname(resolve(path)), (_event, name) => {
     if (name !== null && name.toString() !== file) return;
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(() =>
-        reload().catch((error: unknown) => {
-          const reason = error instanceof Error ? error.message : String(error);
-          process.stderr.write(`config not reloaded (the running one is kept): ${reason}\n`);
-        }),
-      );
-    }, 200);
+    timer = setTimeout(queue, 200);
   });
   return {
+    reload(why) {
+      process.stderr.write(`${why}: reloading ${path}\n`);
+      queue();
+    },
     close() {
       clearTimeout(timer);
       watcher.close();

@@ -3,7 +3,8 @@
  * command's signal: in-flight tool calls are cancelled (stdio `notifications/cancelled`, HTTP streams
  * closed), the servers are shut down, and the exit code is 128 + the signal's number (130, 143, 129), as a
  * shell reports a process killed by it. A second signal exits at once; the stdio transport's exit hook still
- * kills every server process group it started (src/transports/stdio/children.ts).
+ * kills every server process group it started (src/transports/stdio/children.ts). A daemon-like command
+ * (`agentforge gateway`) may take SIGHUP for itself to reload its config, as nginx does (`onHangup`).
  */
 import { constants } from 'node:os';
 import { closeActivities } from './activity.js';
@@ -17,6 +18,17 @@ export class InterruptedError extends Error {
   constructor(readonly signalName: HandledSignal) {
     super(`interrupted by ${signalName}`);
   }
+}
+
+/** What SIGHUP does instead of stopping the process, while a command holds it (`onHangup`). */
+let hangup: (() => void) | undefined;
+
+/** SIGHUP runs `reload` instead of shutting down until the returned function is called. */
+export function onHangup(reload: () => void): () => void {
+  hangup = reload;
+  return () => {
+    if (hangup === reload) hangup = undefined;
+  };
 }
 
 export class Shutdown {
@@ -53,6 +65,10 @@ export class Shutdown {
   }
 
   #onSignal(name: HandledSignal): void {
+    if (name === 'SIGHUP' && hangup && this.#received === undefined) {
+      hangup();
+      return;
+    }
     if (this.#received !== undefined) {
       // The person insists: no more waiting for servers to shut down gracefully.
       process.stderr.write(`agentforge: ${name} again, exiting now\n`);

@@ -6,12 +6,14 @@
  */
 import type { ClientConnectorOptions } from '../agent/connect.js';
 import type { AgentTracing } from '../agent/tracing.js';
+import type { GatewayOptions } from '../gateway/gateway.js';
 
 const SDK_PACKAGES = ['@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http'] as const;
 
 interface Telemetry {
   readonly connector: ClientConnectorOptions;
   readonly tracing: AgentTracing;
+  readonly gateway: Pick<GatewayOptions, 'aroundRequest' | 'upstreamMiddleware'>;
   shutdown(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, warn: (line: string
   active = {
     connector: { middleware: [otel.clientTracing()] },
     tracing: otel.agentTracing(),
+    gateway: otel.gatewayTracing(),
     shutdown: () => provider.shutdown(),
   };
 }
@@ -71,6 +74,11 @@ export function telemetryConnector(): ClientConnectorOptions | undefined {
 /** `AgentOptions.tracing` while exporting. */
 export function agentTracingOption(): { tracing?: AgentTracing } {
   return active ? { tracing: active.tracing } : {};
+}
+
+/** `agentforge gateway`'s SERVER and upstream CLIENT spans while exporting, else none. */
+export function gatewayTracingOptions(): Pick<GatewayOptions, 'aroundRequest' | 'upstreamMiddleware'> {
+  return active?.gateway ?? {};
 }
 
 /** Flushes what is still buffered; the CLI calls it before it exits. */

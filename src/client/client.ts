@@ -25,7 +25,7 @@ import { ClientCore } from './core.js';
 import { pageWithSafeIcons, withSafeIcons } from './icons.js';
 import type { ClientEventListener, ClientEventName } from './events.js';
 import { checkListPage } from './result-shapes.js';
-import type { Subscription } from './subscriptions.js';
+import type { SubscribeOptions, Subscription } from './subscriptions.js';
 import type { ClientOptions, ConnectTarget, RequestOptionsLite, UrlTarget } from './types.js';
 import { isRecord } from '../util/record.js';
 import type { CallOptions, NotificationListener } from './contracts.js';
@@ -238,8 +238,12 @@ export class McpClient {
    * Change notifications, one API for both eras: subscriptions/listen (2026-07-28) or the server's pushed
    * notifications plus resources/subscribe (handshake era). Reopened after a restart.
    */
-  subscribe(filter: SubscriptionFilter, onNotification: NotificationListener): Promise<Subscription> {
-    return this.#core.ready().then(() => this.#core.subscriptions.subscribe(filter, onNotification));
+  subscribe(
+    filter: SubscriptionFilter,
+    onNotification: NotificationListener,
+    options?: SubscribeOptions,
+  ): Promise<Subscription> {
+    return this.#core.ready().then(() => this.#core.subscriptions.subscribe(filter, onNotification, options));
   }
 
   async close(): Promise<void> {

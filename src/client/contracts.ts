@@ -190,7 +190,7 @@ export interface SubscriptionHost {
   send(
     method: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; timeoutMs?: number },
+    options: { signal?: AbortSignal; timeoutMs?: number; clientCapabilities?: ClientCapabilities },
     sent?: (id: RequestId | undefined) => void,
   ): Promise<Result>;
 }
@@ -222,4 +222,6 @@ export interface ActiveSubscription {
   open: boolean;
   /** Consecutive re-listens after unexpected drops (bounded). */
   relistens: number;
+  /** What the listen declares instead of the client's capabilities (a gateway: its caller's extensions). */
+  clientCapabilities?: ClientCapabilities;
 }

@@ -352,6 +352,9 @@ function sendDirect(context: DirectRequestContext): Promise<Result> {
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (signal !== undefined) options.signal = signal;
   copyTrace(context.options, options);
+  // A subscription's listen may declare an extension's capability (a gateway's listen for its caller's tasks).
+  const { clientCapabilities } = context.options as WireRequestOptions;
+  if (clientCapabilities !== undefined) options.clientCapabilities = clientCapabilities;
   const answer = context.codec.send(connection, context.method, context.params, options);
   // Connection.request hands the message to the transport synchronously: the last id sent is this one's.
   context.sent?.(context.link.lastRequestId());

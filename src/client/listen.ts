@@ -35,7 +35,11 @@ async function listen(active: ActiveSubscription, host: WireHost): Promise<void>
   const request = host.send(
     Method.SubscriptionsListen,
     { notifications: active.filter },
-    { signal: active.controller.signal, timeoutMs: Number.POSITIVE_INFINITY },
+    {
+      signal: active.controller.signal,
+      timeoutMs: Number.POSITIVE_INFINITY,
+      ...(active.clientCapabilities ? { clientCapabilities: active.clientCapabilities } : {}),
+    },
     // The id this listen went out with, which its acknowledgement and notifications name.
     (id) => {
       active.id = id;

@@ -28,6 +28,8 @@ const HEARD: readonly string[] = [
   Notification.Message,
   Notification.SubscriptionsAcknowledged,
   Notification.ElicitationComplete,
+  // SEP-2663 task status on a listen stream that asked for `taskIds`: routed to that subscription by its id.
+  Notification.Tasks,
 ];
 
 export function wireLink(link: Link, host: NotificationHost): void {

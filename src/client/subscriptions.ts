@@ -5,7 +5,7 @@
  */
 import { MetaKey } from '../mcp/meta.js';
 import { Notification } from '../mcp/methods.js';
-import type { SubscriptionFilter } from '../mcp/types.js';
+import type { ClientCapabilities, SubscriptionFilter } from '../mcp/types.js';
 import { deferred } from '../util/deferred.js';
 import type {
   ActiveSubscription,
@@ -21,6 +21,14 @@ export interface Subscription {
   /** Settles when the subscription ends, for whatever reason. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /**
+   * The capabilities the 2026-07-28 listen declares instead of the client's: an extension's own filter fields
+   * (tasks: `taskIds`) need the extension declared. A handshake session declared its own at initialize.
+   */
+  readonly clientCapabilities?: ClientCapabilities;
 }
 
 const FILTER_OF: Record<string, keyof SubscriptionFilter> = {
@@ -57,8 +65,13 @@ export class SubscriptionManager {
     };
   }
 
-  async subscribe(filter: SubscriptionFilter, listener: NotificationListener): Promise<Subscription> {
+  async subscribe(
+    filter: SubscriptionFilter,
+    listener: NotificationListener,
+    options: SubscribeOptions = {},
+  ): Promise<Subscription> {
     const active: ActiveSubscription = {
+      ...(options.clientCapabilities ? { clientCapabilities: options.clientCapabilities } : {}),
       filter,
       listener,
       id: undefined,

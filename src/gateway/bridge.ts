@@ -57,15 +57,26 @@ export class Exchange {
   parkTimer: NodeJS.Timeout | undefined;
   #handlers: ClientHandlers | undefined;
 
+  #binding: string | undefined;
+
   constructor(
     readonly id: string,
     /** The upstream connection it runs on: the server's name, or server and principal (per-principal). */
     readonly connection: string,
     readonly principal: string | undefined,
-    readonly binding: string,
+    readonly kind: ForwardedRequest,
     context: RoundContext,
   ) {
     this.context = context;
+  }
+
+  /**
+   * What a retry must match to pick this exchange up (method, name, principal, arguments). Made only when a
+   * round parks: a call that never asks for input pays for no digest of its arguments.
+   */
+  get binding(): string {
+    this.#binding ??= bindingOf(this.kind, this.principal);
+    return this.#binding;
   }
 
   /**
@@ -196,6 +207,17 @@ export class Exchange {
   }
 }
 
+/** The downstream request an exchange serves, as a retry of it must repeat it. */
+export interface ForwardedRequest {
+  readonly method: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+function bindingOf(kind: ForwardedRequest, principal: string | undefined): string {
+  return `${kind.method}\u0000${kind.name}\u0000${principal ?? ''}\u0000${digest(kind.arguments)}`;
+}
+
 export interface BridgeOptions {
   /** How long a parked upstream request waits for the downstream's next round (default 5 minutes). */
   readonly parkMs?: number;
@@ -234,13 +256,13 @@ export class Bridge {
   async forward<T>(
     context: HandlerContext,
     connection: string,
-    kind: { method: string; name: string; arguments: unknown },
+    kind: ForwardedRequest,
     upstream: (exchange: Exchange) => Promise<T>,
   ): Promise<T> {
-    const binding = `${kind.method}\u0000${kind.name}\u0000${context.principal ?? ''}\u0000${digest(kind.arguments)}`;
     let exchange: Exchange | undefined;
     // Only a verified 2026-07-28 requestState vouches for earlier rounds (a handshake session answers inline).
     if (context.inputRound > 0) {
+      const binding = bindingOf(kind, context.principal);
       exchange = this.#unpark(binding);
       if (!exchange && this.#relay) return (await this.#relay.resume(binding, context)) as T;
       if (!exchange)
@@ -248,13 +270,7 @@ export class Bridge {
           'the upstream request this requestState belongs to is no longer pending: send the request again without requestState and inputResponses',
         );
     } else {
-      exchange = new Exchange(
-        `i${(++this.#ids).toString(36)}`,
-        connection,
-        context.principal,
-        binding,
-        context,
-      );
+      exchange = new Exchange(`i${(++this.#ids).toString(36)}`, connection, context.principal, kind, context);
       this.#start(exchange, upstream);
     }
     return (await exchange.drive(context, (parked) => this.#park(parked))) as T;
@@ -303,18 +319,18 @@ export class Bridge {
     } catch (error) {
       running = Promise.reject(error);
     }
+    // One reaction settles the exchange and forgets it (no chain of catch and finally per call).
+    const done = (outcome: Settled): void => {
+      set.delete(exchange);
+      if (set.size === 0 && this.#inflight.get(exchange.connection) === set)
+        this.#inflight.delete(exchange.connection);
+      this.#forget(exchange);
+      exchange.settle(outcome);
+    };
     running.then(
-      (value) => exchange.settle({ ok: true, value }),
-      (error: unknown) => exchange.settle({ ok: false, error }),
+      (value) => done({ ok: true, value }),
+      (error: unknown) => done({ ok: false, error }),
     );
-    void running
-      .catch(() => undefined)
-      .finally(() => {
-        set.delete(exchange);
-        if (set.size === 0 && this.#inflight.get(exchange.connection) === set)
-          this.#inflight.delete(exchange.connection);
-        this.#forget(exchange);
-      });
   }
 
   #park(exchange: Exchange): void {
@@ -337,10 +353,13 @@ export class Bridge {
     if (list!.length === 0) this.#parked.delete(binding);
     this.#parkedCount--;
     clearTimeout(exchange.parkTimer);
+    exchange.parkTimer = undefined;
     return exchange;
   }
 
   #forget(exchange: Exchange): void {
+    // Only a parked exchange has a timer (and a binding): the common call that never parked stops here.
+    if (exchange.parkTimer === undefined) return;
     const list = this.#parked.get(exchange.binding);
     const at = list?.indexOf(exchange) ?? -1;
     if (at < 0) return;
@@ -348,6 +367,7 @@ export class Bridge {
     if (list!.length === 0) this.#parked.delete(exchange.binding);
     this.#parkedCount--;
     clearTimeout(exchange.parkTimer);
+    exchange.parkTimer = undefined;
   }
 
   #evictOldest(): void {

@@ -16,6 +16,7 @@ import { UriTemplate } from '../mcp/uri-template.js';
 import type { McpServer } from '../server/server.js';
 import type { Completer, HandlerContext, RegisteredHandle, ToolConfig } from '../server/types.js';
 import type { Logger } from '../util/logger.js';
+import { type Hints, UNCACHED, hintsOf, listWithHints, privately } from './cache-hints.js';
 import type { Forwarder } from './forward.js';
 
 /** One registration an endpoint should have: its fingerprint says when it must be made again. */
@@ -29,6 +30,8 @@ interface ServerLists {
   readonly resources: readonly Resource[];
   readonly templates: readonly ResourceTemplate[];
   readonly prompts: readonly Prompt[];
+  /** The upstream's caching hints of each list (2026-07-28), given to what the gateway lists from it. */
+  readonly hints: Readonly<Record<'tools' | 'resources' | 'templates' | 'prompts', Hints>>;
   readonly subscription?: Subscription;
 }
 
@@ -40,6 +43,8 @@ export interface CatalogOptions {
   readonly logger: Logger;
   /** A name two upstreams wanted, and the name each one got instead. */
   readonly onCollision?: (kind: string, wanted: string, given: string, server: string) => void;
+  /** Servers reached with each caller's own credentials: whatever comes from them is private. */
+  readonly perPrincipal: ReadonlySet<string>;
 }
 
 export class Catalog {
@@ -67,22 +72,44 @@ export class Catalog {
       return;
     }
     const capabilities = client.serverCapabilities ?? {};
-    const none = <T>() => Promise.resolve([] as T[]);
-    const quiet = <T>(listing: Promise<T[]>) =>
+    type Listed<T> = { items: T[]; hints: Hints };
+    const none = <T>(): Promise<Listed<T>> => Promise.resolve({ items: [], hints: UNCACHED });
+    const quiet = <T>(listing: Promise<Listed<T>>) =>
       listing.catch((error: unknown) => {
         this.#options.logger.warn(`server ${server}: listing failed`, error);
-        return [] as T[];
+        return { items: [] as T[], hints: UNCACHED };
       });
-    const [resources, templates, prompts] = await Promise.all([
-      capabilities.resources ? quiet(client.listResources()) : none<Resource>(),
-      capabilities.resources ? quiet(client.listResourceTemplates()) : none<ResourceTemplate>(),
-      capabilities.prompts ? quiet(client.listPrompts()) : none<Prompt>(),
+    // Walked page by page for the lists' hints. The tools are the host's: only their hints are read here (one
+    // more tools/list when the upstream's list changes).
+    const [toolHints, listed, templateList, promptList] = await Promise.all([
+      capabilities.tools ? quiet(listWithHints<Tool>((c) => client.listToolsPage(c), 'tools')) : none<Tool>(),
+      capabilities.resources
+        ? quiet(listWithHints<Resource>((c) => client.listResourcesPage(c), 'resources'))
+        : none<Resource>(),
+      capabilities.resources
+        ? quiet(
+            listWithHints<ResourceTemplate>((c) => client.listResourceTemplatesPage(c), 'resourceTemplates'),
+          )
+        : none<ResourceTemplate>(),
+      capabilities.prompts
+        ? quiet(listWithHints<Prompt>((c) => client.listPromptsPage(c), 'prompts'))
+        : none<Prompt>(),
     ]);
+    const resources = listed.items;
+    const [templates, prompts] = [templateList.items, promptList.items];
+    const shared = (hints: Hints) => (this.#options.perPrincipal.has(server) ? privately(hints) : hints);
+    const hints = {
+      tools: shared(toolHints.hints),
+      resources: shared(listed.hints),
+      templates: shared(templateList.hints),
+      prompts: shared(promptList.hints),
+    };
     const subscription = await this.#subscribe(client, resources, previous?.subscription);
     this.#lists.set(server, {
       resources,
       templates,
       prompts,
+      hints,
       ...(subscription ? { subscription } : {}),
     });
     this.#assign();
@@ -148,11 +175,12 @@ export class Catalog {
       icons: tool.icons,
       _meta: tool._meta,
     });
+    const hints = this.#hints(entry.server, 'tools');
     return {
       key: `tool\u0000${name}`,
-      fingerprint: `${entry.server}\u0000${stableStringify(tool)}`,
+      fingerprint: `${entry.server}\u0000${stableStringify(tool)}\u0000${stableStringify(hints)}`,
       register: (server) =>
-        server.registerTool(name, config, (args, context) =>
+        server.registerTool(name, { ...config, ...hints }, (args, context) =>
           this.#forwarder.callTool(name, entry, args, context),
         ),
     };
@@ -161,11 +189,12 @@ export class Catalog {
   #resource(server: string, resource: Resource): Desired {
     const uri = this.uriFor(server, resource.uri);
     const { uri: _uri, name, ...metadata } = resource;
+    const hints = this.#hints(server, 'resources');
     return {
       key: `resource\u0000${uri}`,
-      fingerprint: `${server}\u0000${stableStringify(resource)}`,
+      fingerprint: `${server}\u0000${stableStringify(resource)}\u0000${stableStringify(hints)}`,
       register: (mcp) =>
-        mcp.registerResource(name, uri, withoutUndefined(metadata), (_read, context) =>
+        mcp.registerResource(name, uri, { ...withoutUndefined(metadata), ...hints }, (_read, context) =>
           this.#read(server, resource.uri, uri, context),
         ),
     };
@@ -191,14 +220,15 @@ export class Catalog {
         });
     }
     const prefix = uriTemplate.slice(0, uriTemplate.length - template.uriTemplate.length);
+    const hints = this.#hints(server, 'templates');
     return {
       key: `template\u0000${name}`,
-      fingerprint: `${server}\u0000${stableStringify(template)}`,
+      fingerprint: `${server}\u0000${stableStringify(template)}\u0000${stableStringify(hints)}`,
       register: (mcp) =>
         mcp.registerResourceTemplate(
           name,
           uriTemplate,
-          { ...withoutUndefined(metadata), complete },
+          { ...withoutUndefined(metadata), ...hints, complete },
           (uri, _variables, context) => this.#read(server, uri.slice(prefix.length), uri, context),
         ),
     };
@@ -216,11 +246,12 @@ export class Catalog {
         });
     }
     const { name: _name, ...config } = prompt;
+    const hints = this.#hints(server, 'prompts');
     return {
       key: `prompt\u0000${name}`,
-      fingerprint: `${server}\u0000${stableStringify(prompt)}`,
+      fingerprint: `${server}\u0000${stableStringify(prompt)}\u0000${stableStringify(hints)}`,
       register: (mcp) =>
-        mcp.registerPrompt(name, { ...withoutUndefined(config), complete }, (args, context) =>
+        mcp.registerPrompt(name, { ...withoutUndefined(config), ...hints, complete }, (args, context) =>
           this.#forwarder.getPrompt({ name, server, upstreamName: prompt.name }, args, context),
         ),
     };
@@ -231,8 +262,12 @@ export class Catalog {
       { name: uri, server, upstreamName: upstreamUri },
       context,
     );
+    // The upstream's own hints for this read, never widened (a per-principal upstream's read is private).
+    const own = hintsOf(result);
+    const hints = this.#options.perPrincipal.has(server) ? privately(own) : own;
     // Contents name their URI: the one the downstream asked for, so a client can match them.
     return {
+      ...hints,
       contents: result.contents.map((content) =>
         content.uri === upstreamUri
           ? { ...content, uri }
@@ -240,6 +275,11 @@ export class Catalog {
       ),
       ...(result._meta === undefined ? {} : { _meta: result._meta }),
     };
+  }
+
+  /** The hints of one of a server's lists, as the gateway lists what came from it. */
+  #hints(server: string, list: keyof ServerLists['hints']): Hints {
+    return this.#lists.get(server)?.hints[list] ?? UNCACHED;
   }
 
   #nameOf(kind: 'prompt' | 'template', server: string, name: string): string {

@@ -7,6 +7,7 @@
 import type { McpHost } from '../agent/host.js';
 import type { RegisteredTool } from '../agent/registry.js';
 import type { ServerConfig } from '../agent/config.js';
+import type { ToolCallOptions } from '../agent/client-surface.js';
 import type { McpClient } from '../client/client.js';
 import { LocalError, RpcError } from '../jsonrpc/errors.js';
 import { McpErrorCode } from '../mcp/errors.js';
@@ -72,23 +73,21 @@ export class Forwarder {
     if (admitting) await admitting;
     const { host } = this.#deps;
     const wantsProgress = progressTokenOf(context.meta) !== undefined;
+    const traceparent = traceOf(context);
     try {
       const result = await this.#run(target, context, args, (exchange, client) => {
-        const options = {
+        // Built with assignments: a hook is set only when the caller asked for it (no progress relay per call).
+        const options: { -readonly [K in keyof ToolCallOptions]: ToolCallOptions[K] } = {
           signal: exchange.controller.signal,
           clientCapabilities: context.clientCapabilities,
           handlers: exchange.handlers,
-          ...traceOf(context),
-          ...(wantsProgress
-            ? { onprogress: (p: Parameters<Exchange['progress']>[0]) => exchange.progress(p) }
-            : {}),
         };
+        if (traceparent !== undefined) options.traceparent = traceparent;
+        if (wantsProgress) options.onprogress = (p) => exchange.progress(p);
         if (!client) return host.callTool(tool, args, options);
         const timeoutMs = this.#config(tool.server)?.timeoutMs;
-        return client.callTool(
-          { name: tool.mcpName, arguments: args },
-          { ...options, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-        );
+        if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+        return client.callTool({ name: tool.mcpName, arguments: args }, options);
       });
       return readResultType(result) === 'task'
         ? await this.#taskCreated(tool.server, result, context)
@@ -116,7 +115,7 @@ export class Forwarder {
             signal: exchange.controller.signal,
             clientCapabilities: context.clientCapabilities,
             handlers: exchange.handlers,
-            ...traceOf(context),
+            ...traceContext(context),
           },
         ),
       ),
@@ -135,7 +134,7 @@ export class Forwarder {
             signal: exchange.controller.signal,
             clientCapabilities: context.clientCapabilities,
             handlers: exchange.handlers,
-            ...traceOf(context),
+            ...traceContext(context),
           },
         ),
       ),
@@ -216,9 +215,17 @@ export class Forwarder {
     }
   }
 
-  async #clientFor(server: string, principal: string | undefined): Promise<McpClient | undefined> {
+  #clientFor(server: string, principal: string | undefined): Promise<McpClient> | undefined {
     const { pool, perPrincipal } = this.#deps;
     if (!pool || !perPrincipal.has(server)) return undefined;
+    return this.#principalClient(pool, server, principal);
+  }
+
+  async #principalClient(
+    pool: PrincipalPool,
+    server: string,
+    principal: string | undefined,
+  ): Promise<McpClient> {
     if (principal === undefined)
       throw new RpcError(
         FORBIDDEN,
@@ -239,8 +246,10 @@ export class Forwarder {
     args: unknown,
     call: (exchange: Exchange, client: McpClient | undefined) => Promise<T>,
   ): Promise<T> {
-    const started = performance.now();
-    const client = await this.#clientFor(target.server, context.principal);
+    const started = this.#deps.audit ? performance.now() : 0;
+    // Awaited only for a per-principal server: a shared connection costs no extra turn of the microtask queue.
+    const pending = this.#clientFor(target.server, context.principal);
+    const client = pending === undefined ? undefined : await pending;
     const connection =
       client && context.principal !== undefined
         ? PrincipalPool.key(target.server, context.principal)
@@ -304,9 +313,14 @@ export class Forwarder {
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** The caller's trace context, for the upstream request: one trace across the hop. */
-function traceOf(context: HandlerContext): { traceparent?: string } {
+function traceOf(context: HandlerContext): string | undefined {
   const traceparent = context.meta?.traceparent;
-  return typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { traceparent } : {};
+  return typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? traceparent : undefined;
+}
+
+function traceContext(context: HandlerContext): { traceparent?: string } {
+  const traceparent = traceOf(context);
+  return traceparent === undefined ? {} : { traceparent };
 }
 
 function upstreamFailure(server: string, error: unknown): string {

@@ -8,6 +8,8 @@ import type { HostConfig } from '../agent/config.js';
 import { McpHost, type HostEvent, type HostOptions } from '../agent/host.js';
 import { SEARCH_TOOL_NAME } from '../agent/tool-search.js';
 import type { ToolDefinition } from '../agent/model.js';
+import type { ClientMiddleware } from '../client/contracts.js';
+import type { RequestHook } from '../server/request-hook.js';
 import type { RequestStateOptions } from '../server/request-state.js';
 import { principalOf } from '../server/request-state.js';
 import { McpServer } from '../server/server.js';
@@ -65,6 +67,13 @@ export interface GatewayOptions {
   readonly upstream?: Pick<HostOptions, 'connectTimeoutMs' | 'retry' | 'startupTimeoutMs' | 'serverLogs'>;
   /** How long an upstream request waits for a 2026-07-28 caller's next round (default 5 minutes). */
   readonly inputTimeoutMs?: number;
+  /** Runs around every caller's request (`gatewayTracing()` from agentforge/otel: a SERVER span each). */
+  readonly aroundRequest?: RequestHook;
+  /**
+   * Request middleware of each upstream connection, by server (`gatewayTracing()`: a CLIENT span per upstream
+   * request, named after its server, the child of the caller's SERVER span).
+   */
+  readonly upstreamMiddleware?: (server: string) => readonly ClientMiddleware[];
   /**
    * State shared with the other instances of this gateway behind a balancer (agentforge/redis): rate-limit
    * buckets, task routes, and the bus forwarding MRTR retries to the instance holding their upstream request.
@@ -133,6 +142,7 @@ export class Gateway {
       prefix: options.prefix !== false,
       logger: this.#logger,
       onCollision: (kind, wanted, given, server) => this.#collided({ kind, wanted, given, server }),
+      perPrincipal: new Set(options.perPrincipal ?? []),
     });
     this.#addEndpoint(undefined);
     for (const group of groupsOf(options.config)) this.#addEndpoint(group);
@@ -235,8 +245,8 @@ export class Gateway {
     if (event.type === 'server_state') {
       this.#scheduleSync(event.server);
     } else if (event.type === 'list_changed') {
-      const refetch = event.list === 'resourcesListChanged' || event.list === 'promptsListChanged';
-      this.#scheduleSync(refetch ? event.server : undefined);
+      // Every list is read again: a changed tools list may come with new caching hints too.
+      this.#scheduleSync(event.server);
     }
   }
 
@@ -295,7 +305,12 @@ export class Gateway {
       { ...info, ...(group === undefined ? {} : { title: `${info.name} (${group})` }) },
       {
         ...(this.#options.requestState ? { requestState: this.#options.requestState } : {}),
+        // Public by default, so that what the upstreams' hints allow reaches the caller: every registration
+        // from an upstream carries its hints (stale at once and private when the upstream gave none), and a
+        // list filtered per caller is private whatever they say.
+        cache: { ttlMs: 0, cacheScope: 'public' },
         ...(this.#options.logger ? { logger: this.#options.logger } : {}),
+        ...(this.#options.aroundRequest ? { aroundRequest: this.#options.aroundRequest } : {}),
         ...(!filtered
           ? {}
           : {
@@ -371,11 +386,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           ask,
           events,
           logger: options.logger ?? silentLogger,
+          ...(options.upstreamMiddleware ? { middleware: options.upstreamMiddleware } : {}),
         })
       : undefined;
   const host = await McpHost.start(config, {
     ...options.upstream,
-    connector: gatewayConnector(events, ask),
+    connector: gatewayConnector(events, ask, options.upstreamMiddleware),
     ...(options.prefix === false ? { namer: (_server: string, tool: string) => tool } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });

@@ -8,17 +8,27 @@
  */
 import type { McpHost } from '../agent/host.js';
 import type { McpClient } from '../client/client.js';
+import type { Subscription } from '../client/subscriptions.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { McpErrorCode, invalidParams } from '../mcp/errors.js';
 import type { JSONObject } from '../mcp/types.js';
 import { DerivedScope, type RequestScope } from '../server/context.js';
-import { type ServerExtension, declaresExtension } from '../server/extension.js';
+import {
+  type ListenAttachment,
+  type ListenRequest,
+  type ServerExtension,
+  declaresExtension,
+} from '../server/extension.js';
+import { Notification } from '../mcp/methods.js';
+import type { SubscriptionFilter } from '../mcp/types.js';
 import type { HandlerContext, TaskContext } from '../server/types.js';
 import { isRecord } from '../util/record.js';
-import type { TaskRouteStore } from './shared-state.js';
+import type { StoredTaskRoute, TaskRouteStore } from './shared-state.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
+/** Task ids one listen may ask for (as the tasks extension's own server allows). */
+const MAX_LISTENED_TASKS = 100;
 /** How long a route is kept for a task whose upstream gave no TTL (`ttlMs: null`), and at most. */
 const ROUTE_RETENTION_MS = 24 * 3_600_000;
 
@@ -113,7 +123,63 @@ export class TaskRelay {
         const outcome = await call.run(new RelayScope(call.scope, marker));
         return marker.created ? call.codec.finish(marker.created) : outcome;
       },
+      subscribe: (request) => this.#subscribe(request),
     };
+  }
+
+  /**
+   * SEP-2663 Task Status Notifications through the gateway: a caller's listen with `taskIds` gets, for each of
+   * its own tasks (another principal's id is not acknowledged, as an unknown one), a listen on the upstream the
+   * task runs on, and each `notifications/tasks` it sends comes back under the gateway's task id.
+   */
+  async #subscribe(request: ListenRequest): Promise<ListenAttachment | undefined> {
+    const ids: unknown = request.notifications?.taskIds;
+    if (ids === undefined) return undefined;
+    if (
+      !Array.isArray(ids) ||
+      ids.length > MAX_LISTENED_TASKS ||
+      !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 256)
+    )
+      throw invalidParams(`taskIds must be an array of at most ${MAX_LISTENED_TASKS} task ids`);
+    const agreed: string[] = [];
+    const upstream: Subscription[] = [];
+    for (const taskId of new Set(ids as string[])) {
+      const route = await this.#routes.get(taskId);
+      if (!route || route.principal !== request.principal) continue;
+      const subscription = await this.#listenUpstream(taskId, route, request).catch(() => undefined);
+      if (!subscription) continue;
+      agreed.push(taskId);
+      upstream.push(subscription);
+    }
+    return {
+      acknowledged: { taskIds: agreed },
+      close: () => {
+        for (const subscription of upstream) void subscription.close().catch(() => undefined);
+      },
+    };
+  }
+
+  async #listenUpstream(
+    taskId: string,
+    route: StoredTaskRoute,
+    request: ListenRequest,
+  ): Promise<Subscription | undefined> {
+    const client = await this.#connection(route.server, route.principal);
+    if (!client) return undefined;
+    const subscription = await client.subscribe(
+      { taskIds: [route.upstreamId] } as SubscriptionFilter,
+      (notification) => {
+        if (notification.method !== Notification.Tasks) return;
+        const { _meta: _, ...params } = notification.params ?? {};
+        if (params.taskId !== route.upstreamId) return;
+        request.send(Notification.Tasks, { ...params, taskId } as JSONObject);
+      },
+      { clientCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    );
+    const agreed = (subscription.acknowledged as { taskIds?: unknown }).taskIds;
+    if (Array.isArray(agreed) && agreed.includes(route.upstreamId)) return subscription;
+    await subscription.close().catch(() => undefined);
+    return undefined;
   }
 
   async #forward(method: string, params: JSONObject | undefined, ctx: HandlerContext): Promise<JSONObject> {

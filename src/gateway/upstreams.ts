@@ -6,6 +6,7 @@
  * `upstreamCredentials`; a principal's connection is never used for anyone else.
  */
 import { McpClient } from '../client/client.js';
+import type { ClientMiddleware } from '../client/contracts.js';
 import type { ClientHandlers, ClientOptions } from '../client/types.js';
 import type { ConnectContext, Connector } from '../agent/client-surface.js';
 import type { ServerConfig } from '../agent/config.js';
@@ -56,15 +57,20 @@ export interface UpstreamEvents {
   resourceUpdated(server: string, uri: string): void;
 }
 
+/** Request middleware of each upstream connection, by server (tracing: a CLIENT span per request). */
+export type UpstreamMiddleware = (server: string) => readonly ClientMiddleware[];
+
 /** Client options for one upstream: every log level (the gateway filters per downstream), no tasks layer. */
 function clientOptions(
   config: ServerConfig,
   handlers: ClientHandlers,
   signal: AbortSignal | undefined,
   headers: Readonly<Record<string, string>>,
+  middleware: UpstreamMiddleware | undefined,
 ): ClientOptions {
   const { target } = config;
   return {
+    ...(middleware ? { middleware: middleware(config.name) } : {}),
     clientInfo: CLIENT_INFO,
     handlers,
     logLevel: 'debug',
@@ -96,10 +102,14 @@ async function open(config: ServerConfig, options: ClientOptions, env?: Readonly
  * The host's connector for the gateway's shared connections. Input requests bypass the host's handlers: they
  * go to the downstream request they belong to, with their MRTR key.
  */
-export function gatewayConnector(events: UpstreamEvents, ask: UpstreamAsk): Connector {
+export function gatewayConnector(
+  events: UpstreamEvents,
+  ask: UpstreamAsk,
+  middleware?: UpstreamMiddleware,
+): Connector {
   return async (config: ServerConfig, context: ConnectContext) => {
     const handlers = upstreamHandlers(config.name, ask);
-    const options = clientOptions(config, handlers, context.signal, {});
+    const options = clientOptions(config, handlers, context.signal, {}, middleware);
     if (context.onStderr) options.onstderr = context.onStderr;
     const client = await open(config, options);
     if (context.signal.aborted) {
@@ -133,6 +143,7 @@ export interface PrincipalPoolOptions {
   readonly idleMs?: number;
   /** Connections kept at most; past it the least recently used is closed (default 500). */
   readonly maxConnections?: number;
+  readonly middleware?: UpstreamMiddleware;
 }
 
 /** Connections per (server, principal), opened on first use with the principal's credentials. */
@@ -198,6 +209,7 @@ export class PrincipalPool {
       upstreamHandlers(key, this.#options.ask),
       undefined,
       credentials.headers ?? {},
+      this.#options.middleware,
     );
     const client = await open(config, options, credentials.env);
     const { events } = this.#options;

@@ -141,6 +141,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
   );
   const operations = new OperationCache<Link>(transportAttributes);
   const sessions = new ClientSessions(instruments);
+  const extraAttributes = options.attributes;
   return (request, next) => {
     const tracer = instruments.tracer();
     const histogram = instruments.histogram();
@@ -157,6 +158,7 @@ export function clientTracing(options: TelemetryOptions = {}): ClientMiddleware 
         { kind: SpanKind.CLIENT, attributes: operation.spanAttributes },
         parent,
       );
+      if (extraAttributes) span.setAttributes(extraAttributes);
       if (instruments.recordContent && method === Method.ToolsCall) {
         const recorded = contentAttribute(params?.arguments);
         if (recorded !== undefined) span.setAttribute(Attr.GenAiToolCallArguments, recorded);

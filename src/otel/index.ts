@@ -8,6 +8,7 @@
 export { agentTracing } from './agent.js';
 export { clientTracing } from './client.js';
 export { Attr, Metric, TOOL_ERROR } from './conventions.js';
+export { GATEWAY_UPSTREAM, type GatewayTracing, gatewayTracing } from './gateway.js';
 export { clientRequestTracing, inputTracing } from './input.js';
 export { SCOPE_NAME, type TelemetryOptions } from './instruments.js';
 export { serverTracing } from './server.js';

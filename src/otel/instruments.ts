@@ -4,6 +4,7 @@
  * both come back undefined and the instrumentation steps aside: no span, no clock read, no allocation.
  */
 import {
+  type Attributes,
   type Context,
   type Histogram,
   type MeterProvider,
@@ -34,6 +35,8 @@ export interface TelemetryOptions {
    * personal or secret data: off by default.
    */
   readonly recordContent?: boolean;
+  /** Set on every span this hook or middleware starts (a gateway names the upstream a request goes to). */
+  readonly attributes?: Attributes;
 }
 
 /** The provider the API hands out when no SDK is registered. */

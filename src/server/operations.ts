@@ -195,7 +195,16 @@ function finishRead(core: ServerCore, codec: RevisionCodec, read: unknown, hints
   if (!isRecord(read) || !Array.isArray(read.contents)) {
     throw new RpcError(McpErrorCode.InternalError, 'resource handler returned no contents');
   }
-  return codec.finish(read, combineCache(core.defaultCache, [hints]));
+  // A handler may give this read's own hints (a gateway carries its upstream's): they replace the
+  // registration's for this read; the server's defaults still combine as for any result. They leave the
+  // result here, so that only a 2026-07-28 caller gets them (from the codec).
+  if (read.ttlMs === undefined && read.cacheScope === undefined)
+    return codec.finish(read, combineCache(core.defaultCache, [hints]));
+  const { ttlMs, cacheScope, ...rest } = read;
+  const own: CacheHints = {};
+  if (typeof ttlMs === 'number' && Number.isFinite(ttlMs)) own.ttlMs = ttlMs;
+  if (cacheScope === 'public' || cacheScope === 'private') own.cacheScope = cacheScope;
+  return codec.finish(rest, combineCache(core.defaultCache, [{ ...hints, ...own }]));
 }
 
 export async function getPrompt(

@@ -1,9 +1,10 @@
 /**
  * Config reload without dropping connections: the gateway's `reload` (servers added and removed, a new group,
- * a policy) with callers connected in both eras, and `agentforge gateway` reloading when its file changes.
+ * a policy) with callers connected in both eras, and `agentforge gateway` reloading when its file changes and
+ * on SIGHUP.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,7 +82,8 @@ describe('agentforge gateway', () => {
       expect(await names(client)).not.toContain('beta__search');
       await writeFile(path, JSON.stringify({ mcpServers: { alpha: lab('alpha'), beta: lab('beta') } }));
       await eventually(async () => (await names(client)).includes('beta__search') || undefined, 30_000);
-      expect(stderr).toContain(`config reloaded from ${path}`);
+      // The list changes before the reload reports itself.
+      await eventually(() => stderr.includes(`config reloaded from ${path}`) || undefined);
       // A broken file is reported and the running config kept.
       await writeFile(path, '{ not json');
       await eventually(() => stderr.includes('config not reloaded') || undefined);
@@ -93,6 +95,59 @@ describe('agentforge gateway', () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('agentforge gateway on SIGHUP', () => {
+  it('reloads its config and keeps the process and its sessions up', async () => {
+    // The config behind a symlink, as a Kubernetes ConfigMap mounts it: editing the target is not seen by the
+    // watch of the link's directory, so only SIGHUP tells the gateway.
+    const dir = await mkdtemp(join(tmpdir(), 'agentforge-gateway-hup-'));
+    await mkdir(join(dir, 'data'));
+    const target = join(dir, 'data', 'mcp.json');
+    const path = join(dir, 'mcp.json');
+    await writeFile(target, JSON.stringify({ mcpServers: { alpha: lab('alpha') } }));
+    await symlink(target, path);
+    const child = spawn(process.execPath, [MAIN, 'gateway', '--config', path, '--port', '0'], {
+      env: cleanEnv({ AGENTFORGE_LOG_DIR: dir }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    try {
+      const url = await readUrl(child, 'agentforge gateway', 30_000);
+      // A 2025-11-25 caller holds a session (Mcp-Session-Id): it hears the change on that session.
+      const session = await McpClient.connect(url, {
+        eraCache: new EraCache(),
+        protocolVersion: '2025-11-25',
+      });
+      const modern = await McpClient.connect(url, { eraCache: new EraCache() });
+      let heard = 0;
+      session.on('toolsListChanged', () => heard++);
+      expect(await names(session)).not.toContain('beta__search');
+      await writeFile(target, JSON.stringify({ mcpServers: { alpha: lab('alpha'), beta: lab('beta') } }));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await names(session)).not.toContain('beta__search');
+
+      child.kill('SIGHUP');
+      await eventually(() => stderr.includes(`config reloaded from ${path}`) || undefined, 30_000);
+      await eventually(() => heard > 0 || undefined);
+      expect(child.exitCode).toBeNull();
+      for (const client of [session, modern]) {
+        expect(await names(client)).toContain('beta__search');
+        expect(textOf(await client.callTool({ name: 'beta__search', arguments: { query: 'hup' } }))).toBe(
+          'beta found: hup',
+        );
+      }
+      expect(stderr).toContain('SIGHUP: reloading');
+      expect(stderr).not.toContain('shutting the servers down');
+      await Promise.all([session.close(), modern.close()]);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
