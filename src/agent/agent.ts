@@ -229,6 +229,7 @@ export class Agent {
   /** Think: refresh the registry (between turns only), then one model turn through the middleware. */
   async #think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.#options;
+    await host.reconnected(state.signal);
     const change = host.refreshPending || step === 1 ? await host.refresh(state.signal) : undefined;
     // A tool changed since its approval is offered as approved until someone approves the change.
     const all = this.gate.offered(host.registry, state.groups);

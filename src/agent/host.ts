@@ -37,6 +37,7 @@ import {
   type ServerState,
   type ServerStatus,
   type SlotChange,
+  reconnections,
 } from './server-slot.js';
 import { callOnServer, confirmLost, isLinkFailure } from './server-call.js';
 
@@ -235,6 +236,11 @@ export class McpHost {
       this.#registryStale ||
       [...this.#slots.values()].some((s) => s.stale.tools || s.stale.resources || s.stale.prompts)
     );
+  }
+
+  /** Waits (until `signal` aborts) for servers restarting after a lost connection: the agent, between turns. */
+  reconnected(signal?: AbortSignal): Promise<void> {
+    return reconnections(this.#slots.values(), signal);
   }
 
   /** Applies pending list changes to the registry. Call between turns. */

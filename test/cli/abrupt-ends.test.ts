@@ -1,7 +1,7 @@
 /**
- * The CLI's edges that only show with real processes: killed outright (SIGKILL, no handler runs) and Ctrl-C
- * on a terminal while an HTTP tool call is in flight. Each drives the built CLI (dist/cli/main.js) with real
- * servers and checks the process table.
+ * The CLI's edges that only show with real processes: killed outright (SIGKILL, no handler runs), Ctrl-C on a
+ * terminal while an HTTP tool call is in flight, and a tool result past the stdio transport's cap. Each drives
+ * the built CLI (dist/cli/main.js) with real servers and checks the process table.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../agent/support.js';
-import { startFakeProvider } from '../support/fake-providers/index.js';
-import { cleanEnv, MAIN } from './support.js';
+import { readToolResults, startFakeProvider } from '../support/fake-providers/index.js';
+import { cleanEnv, cli, expectNoStack, MAIN } from './support.js';
 import { hasTmux, TmuxSession, until } from './tmux.js';
 
 const WAITING = join(ROOT, 'test/fixtures/waiting-server.mjs');
+const BIG = join(ROOT, 'test/fixtures/big-result-server.mjs');
 
 let dir: string;
 let files = 0;
@@ -123,5 +124,68 @@ describe.skipIf(!hasTmux)('Ctrl-C during `run` with a tool call in flight over S
     } finally {
       server.kill('SIGKILL');
     }
+  });
+});
+
+describe('a tool result past the stdio cap (10 MiB)', () => {
+  it('`tools call` fails that call with one clear line', async () => {
+    const config = await writeConfig({ big: { command: process.execPath, args: [BIG] } });
+    const ran = await cli(['tools', 'call', '--config', config, 'big__big']);
+    expect(ran.code).not.toBe(0);
+    expect(ran.stderr).toMatch(/result exceeded 10 MiB/);
+    expect(ran.stderr).not.toMatch(/x{20}/);
+    expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+    expectNoStack(ran.stderr);
+  });
+
+  it('`run`: the call fails as a tool error and the next call on the same server works', async () => {
+    const log = join(dir, `big-${++files}.log`);
+    const config = await writeConfig({
+      big: { command: process.execPath, args: [BIG], env: { BIG_RESULT_LOG: log } },
+    });
+    await using fake = await startFakeProvider('openai', [
+      { toolCalls: [{ name: 'big__big', arguments: {} }] },
+      { toolCalls: [{ name: 'big__small', arguments: {} }] },
+      { text: 'done' },
+    ]);
+    const ran = await cli(['run', '--config', config, '--approve', 'all', 'go'], {
+      env: { ...fake.env, AGENTFORGE_MODEL: 'openai:gpt-test' },
+    });
+    expect(ran.code).toBe(0);
+    const [first, second] = fake.requests.slice(1, 3).map((r) => readToolResults('openai', r.body)[0]);
+    expect(first).toMatchObject({ isError: true });
+    expect(first!.text).toMatch(/result exceeded 10 MiB/);
+    expect(second).toMatchObject({ isError: false, text: 'ok' });
+    expect(startedPids(log)).toHaveLength(1); // the connection was kept: no restart
+    expectNoStack(ran.stderr);
+  });
+
+  it('`run`: when the connection had to be closed, the server is restarted, the user told, and the next call works', async () => {
+    const log = join(dir, `flood-${++files}.log`);
+    const config = await writeConfig({
+      big: { command: process.execPath, args: [BIG], env: { BIG_RESULT_LOG: log } },
+    });
+    await using fake = await startFakeProvider('openai', [
+      { toolCalls: [{ name: 'big__flood', arguments: {} }] },
+      { toolCalls: [{ name: 'big__small', arguments: {} }] },
+      { text: 'done' },
+    ]);
+    const ran = await cli(['run', '--config', config, '--approve', 'all', 'go'], {
+      env: { ...fake.env, AGENTFORGE_MODEL: 'openai:gpt-test' },
+    });
+    const [first, second] = fake.requests.slice(1, 3).map((r) => readToolResults('openai', r.body)[0]);
+    expect(first).toMatchObject({ isError: true });
+    expect(first!.text).toMatch(/exceeded the 10 MiB cap/);
+    expect(second).toMatchObject({ isError: false, text: 'ok' });
+    const pids = startedPids(log);
+    expect(pids).toHaveLength(2);
+    // Told once why the connection went, and once that the server is back.
+    expect(ran.stderr).toMatch(
+      /^✗ big: connection closed: a message of \d+ bytes exceeded the 10 MiB cap and was not a response$/m,
+    );
+    expect(ran.stderr.match(/^✓ big restarted, 3 tools/gm)).toHaveLength(1);
+    expect(ran.code).toBe(0);
+    expectNoStack(ran.stderr);
+    for (const pid of pids) expect(alive(pid)).toBe(false);
   });
 });
