@@ -247,6 +247,14 @@ export class Agent {
   /** Think: refresh the registry (between turns only), then one model turn through the middleware. */
   #think(state: RunState, step: number): Promise<ModelResponse> {
     const { host } = this.#options;
+    // A server restarting after its connection was closed is waited for: its tools come back for this turn.
+    const restarting = host.reconnected(state.signal);
+    if (restarting) return restarting.then(() => this.#refreshed(state, step));
+    return this.#refreshed(state, step);
+  }
+
+  #refreshed(state: RunState, step: number): Promise<ModelResponse> {
+    const { host } = this.#options;
     if (!host.refreshPending) return this.#modelStep(state, step, undefined);
     return host.refresh(state.signal).then((change) => this.#modelStep(state, step, change));
   }

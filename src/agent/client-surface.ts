@@ -91,8 +91,8 @@ export interface ServerRequestHandlers {
 
 export interface ConnectContext {
   readonly handlers: ServerRequestHandlers;
-  /** Called for the client's list-changed notifications and when the connection closes. */
-  readonly onEvent: (event: ClientEvent) => void;
+  /** Called for the client's list-changed notifications and when the connection closes (with why, if known). */
+  readonly onEvent: (event: ClientEvent, reason?: string) => void;
   readonly signal: AbortSignal;
   /** Each line the server writes to stderr (stdio servers), for its log file. */
   readonly onStderr?: (line: string) => void;

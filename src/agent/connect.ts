@@ -86,7 +86,10 @@ async function connectClient(
       (event !== 'resourcesListChanged' || config.expose.resources) &&
       (event !== 'promptsListChanged' || config.expose.prompts),
   );
-  for (const event of forwarded) client.on(event, () => context.onEvent(event));
+  for (const event of forwarded) {
+    if (event === 'close') client.on('close', ({ error }) => context.onEvent('close', error?.message));
+    else client.on(event, () => context.onEvent(event));
+  }
   const onLog = context.onLog;
   if (onLog) client.on('log', (message) => onLog(message));
   await client.listChangesReady();

@@ -37,6 +37,7 @@ import {
   type ServerState,
   type ServerStatus,
   type SlotChange,
+  reconnections,
 } from './server-slot.js';
 import { callOnServer, confirmLost, isLinkFailure } from './server-call.js';
 
@@ -236,6 +237,14 @@ export class McpHost {
     for (const { stale } of this.#slots.values())
       if (stale.tools || stale.resources || stale.prompts) return true;
     return false;
+  }
+
+  /**
+   * Waits (until `signal` aborts) for servers restarting after a lost connection: the agent, between turns.
+   * Undefined when none is restarting.
+   */
+  reconnected(signal?: AbortSignal): Promise<void> | undefined {
+    return reconnections(this.#slots.values(), signal);
   }
 
   /** Applies pending list changes to the registry. Call between turns. */

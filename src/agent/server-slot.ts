@@ -73,6 +73,8 @@ export class ServerSlot {
   #lateRefresh: Promise<void> | undefined;
   /** Settles when the current connection attempt series ends, ready or failed. */
   connecting: Promise<void> = Promise.resolve();
+  /** The attempts to connect again after a working connection was lost, while they last. */
+  reconnecting: Promise<void> | undefined;
   readonly #shutdown = new AbortController();
   /** Connection attempts abandoned (timed out) but still winding down their server. */
   readonly #opening = new Set<Promise<void>>();
@@ -201,7 +203,7 @@ export class ServerSlot {
       this.#options.connectTimeoutMs,
     );
     let client: HostClient | undefined;
-    const onEvent = (event: ClientEvent) => this.#onClientEvent(client, event);
+    const onEvent = (event: ClientEvent, reason?: string) => this.#onClientEvent(client, event, reason);
     try {
       const logs = this.#options.serverLogs;
       const opening = this.#options.connector(this.config, {
@@ -265,11 +267,11 @@ export class ServerSlot {
     if (prompts) this.prompts = prompts;
   }
 
-  #onClientEvent(client: HostClient | undefined, event: ClientEvent): void {
+  #onClientEvent(client: HostClient | undefined, event: ClientEvent, reason?: string): void {
     // Events of a connection we already dropped (or that never finished opening) are old news.
     if (client === undefined || client !== this.client) return;
     if (event === 'close') {
-      this.connectionLost(client, 'connection closed');
+      this.connectionLost(client, reason ? `connection closed: ${reason}` : 'connection closed');
       return;
     }
     if (event === 'toolsListChanged') this.stale.tools = true;
@@ -291,7 +293,12 @@ export class ServerSlot {
     this.error = reason;
     this.#setState('failed');
     void client.close().catch(() => undefined);
-    if (this.#options.reconnect && !this.#shutdown.signal.aborted) this.start();
+    if (this.#options.reconnect && !this.#shutdown.signal.aborted) {
+      const reconnecting = this.start().finally(() => {
+        if (this.reconnecting === reconnecting) this.reconnecting = undefined;
+      });
+      this.reconnecting = reconnecting;
+    }
   }
 
   #setState(state: ServerState): void {
@@ -299,6 +306,16 @@ export class ServerSlot {
     this.state = state;
     this.#options.onChange(this, 'state');
   }
+}
+
+/** Waits, until `signal` aborts, for every slot reconnecting after a lost connection to be ready or failed. */
+export function reconnections(slots: Iterable<ServerSlot>, signal?: AbortSignal): Promise<void> | undefined {
+  let pending: Promise<unknown>[] | undefined;
+  for (const slot of slots) if (slot.reconnecting) (pending ??= []).push(slot.reconnecting);
+  // Nothing restarting (every turn but a rare one): no promise, no extra turn of the microtask queue.
+  if (!pending) return undefined;
+  const all = Promise.all(pending).then(() => undefined);
+  return (signal ? raceAbort(all, signal) : all).catch(() => undefined);
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -113,8 +113,10 @@ export class RunView {
     } else if (event.state === 'ready') {
       const tools = event.tools ?? 0;
       const took = activity.has(key) ? ` (${formatDuration(activity.elapsed(key))})` : '';
-      const line = `✓ ${event.server} ready, ${tools} tool${tools === 1 ? '' : 's'}${took}`;
-      activity.end(key, this.#options.readyLines ? line : undefined);
+      // A server back after losing its connection mid-run is always reported: the user saw it fail.
+      const what = this.#starting ? 'ready' : 'restarted';
+      const line = `✓ ${event.server} ${what}, ${tools} tool${tools === 1 ? '' : 's'}${took}`;
+      activity.end(key, this.#options.readyLines || !this.#starting ? line : undefined);
     } else if (event.state === 'failed' && !this.#starting) {
       // At start a failure is reported once, by the warning that follows the start.
       activity.end(key, `✗ ${event.server}: ${printable(event.error ?? 'connection failed')}`);

@@ -78,6 +78,11 @@ export class TmuxSession implements AsyncDisposable {
     execFileSync('tmux', ['send-keys', '-t', this.name, '-l', keys]);
   }
 
+  /** A named key (`C-c`, `Escape`), as tmux spells it. */
+  key(name: string): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, name]);
+  }
+
   enter(): void {
     execFileSync('tmux', ['send-keys', '-t', this.name, 'Enter']);
   }
