@@ -21,6 +21,7 @@ let publicJwk: JWK;
 let running: Running;
 let modern: Listening;
 let legacy: Listening;
+let own: Listening;
 const reads = new Map<string, number>();
 const audit: GatewayAuditEntry[] = [];
 
@@ -68,13 +69,18 @@ beforeAll(async () => {
   publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
   modern = await countingUpstream().listen();
   legacy = await countingUpstream().listen();
+  own = await countingUpstream().listen();
   running = await startGateway(
     {
       up: { url: modern.url },
       // An earlier revision's upstream: its reads carry no hints, so none is cached.
       old: { url: legacy.url, protocolVersion: '2025-11-25' },
+      // Reached with each caller's own credentials: its reads are that caller's, whatever their scope says.
+      own: { url: own.url },
     },
     {
+      perPrincipal: ['own'],
+      upstreamCredentials: (principal) => ({ headers: { 'x-principal': encodeURIComponent(principal) } }),
       rateLimits: { tools: { 'up+count://limited': { capacity: 1, refillPerSecond: 0.001 } } },
       audit: (entry) => {
         audit.push(entry);
@@ -95,6 +101,7 @@ afterAll(async () => {
   await running?.[Symbol.asyncDispose]();
   await modern?.close();
   await legacy?.close();
+  await own?.close();
 });
 
 describe('the response cache of forwarded resources/read', () => {
@@ -138,6 +145,15 @@ describe('the response cache of forwarded resources/read', () => {
     const before = reads.get('public') ?? 0;
     expect(await read(alice, 'old+count://public')).toBe(`public read ${before + 1}`);
     expect(await read(alice, 'old+count://public')).toBe(`public read ${before + 2}`);
+  });
+
+  it("keeps a per-principal server's reads per principal even when they say public", async () => {
+    const [alice, bob] = await Promise.all([as('alice'), as('bob')]);
+    const before = reads.get('public') ?? 0;
+    expect(await read(alice, 'own+count://public')).toBe(`public read ${before + 1}`);
+    expect(await read(bob, 'own+count://public')).toBe(`public read ${before + 2}`);
+    expect(await read(alice, 'own+count://public')).toBe(`public read ${before + 1}`);
+    expect(reads.get('public')).toBe(before + 2);
   });
 
   it('refuses a rate-limited caller even when the answer is cached', async () => {
