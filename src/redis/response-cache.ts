@@ -17,6 +17,9 @@ import {
   shared,
 } from './connection.js';
 
+/** ioredis connection states in which Redis cannot answer until a reconnection succeeds. */
+const LOST: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end']);
+
 export interface RedisResponseCacheOptions extends RedisBackendOptions {
   /** Largest value stored or read back, in bytes (default 512 KiB). */
   maxValueBytes?: number;
@@ -54,12 +57,13 @@ export class RedisResponseCache implements ResponseCache {
   }
 
   /**
-   * While Redis is away a cache lookup is a miss at once, rather than a command waiting out the reconnection:
-   * the read goes upstream without the delay.
+   * While the connection is lost a cache lookup is a miss at once, rather than a command waiting out the
+   * reconnection: the read goes upstream without the delay. A connection still being made (or a lazy one not
+   * yet made) is waited for, as for any command.
    */
   #connected(): void {
     const { status } = this.#redis.client;
-    if (status !== 'ready') throw new SharedStateUnavailableError(new Error(`Redis connection is ${status}`));
+    if (LOST.has(status)) throw new SharedStateUnavailableError(new Error(`Redis connection is ${status}`));
   }
 
   #key(key: string): string {

@@ -136,6 +136,16 @@ describe.skipIf(!REDIS_SERVER)('the response cache shared through Redis', () => 
     expect(await inspect.keys(`${PREFIX}gateway:cache:*`)).toHaveLength(before.length);
   });
 
+  it('a client not connected yet (lazyConnect) connects on first use rather than missing', async () => {
+    const lazy = new Redis({ port: redis.port, host: '127.0.0.1', lazyConnect: true });
+    clients.push(lazy);
+    const cache = new RedisResponseCache({ redis: lazy, prefix: PREFIX });
+    await cache.set('lazy', 'value', 5000);
+    const hit = await cache.get('lazy');
+    expect(hit?.value).toBe('value');
+    expect(hit?.ttlMs).toBeGreaterThan(4000);
+  });
+
   it('Redis down: reads are served from the upstream, with a warning', async () => {
     const client = await as(a, 'alice');
     expect(await read(client, 'up+count://public')).toBe('public read 2');
