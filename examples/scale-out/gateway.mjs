@@ -15,6 +15,7 @@ import {
   RedisGatewayBus,
   RedisOneTimeStateStore,
   RedisRateLimitStore,
+  RedisResponseCache,
   RedisSessionStore,
   RedisTaskRouteStore,
 } from 'agentforge/redis';
@@ -37,11 +38,13 @@ const bus = new RedisGatewayBus({ redis });
 const sessionStore = new RedisSessionStore({ redis });
 const gateway = await createGateway({
   config: await loadConfig(env.MCP_CONFIG ?? 'mcp.json'),
-  // Rate-limit buckets, task routes, and MRTR retries forwarded to the instance holding the upstream request.
+  // Rate-limit buckets, task routes, cached resources/read results, and MRTR retries forwarded to the instance
+  // holding the upstream request.
   shared: {
     bus,
     rateLimits: new RedisRateLimitStore({ redis }),
     taskRoutes: new RedisTaskRouteStore({ redis }),
+    responseCache: new RedisResponseCache({ redis }),
   },
   requestState: { keys, oneTime: new RedisOneTimeStateStore({ redis }) },
   rateLimits: { principal: { capacity: 60, refillPerSecond: 1 } },

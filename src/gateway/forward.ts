@@ -27,6 +27,7 @@ import {
   type RateLimiter,
   type ToolPolicy,
 } from './governance.js';
+import type { ReadCache } from './response-cache.js';
 import { RelayedTask, type TaskRelay } from './tasks.js';
 import { PrincipalPool } from './upstreams.js';
 
@@ -43,6 +44,8 @@ export interface ForwarderDeps {
   readonly audit: GatewayAuditSink | undefined;
   readonly logger: Logger;
   readonly tasks: TaskRelay;
+  /** Fresh upstream reads, served again within their ttlMs to whom their cacheScope allows. */
+  readonly reads: ReadCache;
 }
 
 type Method = GatewayAuditEntry['method'];
@@ -126,9 +129,19 @@ export class Forwarder {
     const full: Target = { method: 'resources/read', ...target };
     const admitting = this.#admit(full, context);
     if (admitting) await admitting;
-    return this.#protocolErrors(full.server, () =>
-      this.#run(full, context, { uri: full.name }, (exchange, client) =>
-        (client ?? this.#shared(full.server)).readResource(
+    // Only after policy and rate limits: a cached answer is still a request the caller must be allowed.
+    const started = performance.now();
+    const { reads } = this.#deps;
+    const cached = await reads.lookup(full.server, full.upstreamName, context.principal);
+    if (cached) {
+      this.#record(full, context, 'ok', started, undefined, false, true);
+      return cached;
+    }
+    let upstream: McpClient | undefined;
+    const result = await this.#protocolErrors(full.server, () =>
+      this.#run(full, context, { uri: full.name }, (exchange, client) => {
+        upstream = client ?? this.#shared(full.server);
+        return upstream.readResource(
           { uri: full.upstreamName },
           {
             signal: exchange.controller.signal,
@@ -136,9 +149,13 @@ export class Forwarder {
             handlers: exchange.handlers,
             ...traceContext(context),
           },
-        ),
-      ),
+        );
+      }),
     );
+    // Not awaited: the caller has its answer; a store that fails was warned about and is a later miss.
+    if (upstream)
+      void reads.store(full.server, full.upstreamName, context.principal, upstream.protocolVersion, result);
+    return result;
   }
 
   /** An upstream answered with a CreateTaskResult (SEP-2663): handed on to a caller that asked for tasks. */
@@ -288,6 +305,7 @@ export class Forwarder {
     started: number,
     error?: string,
     isError = status !== 'ok',
+    cached = false,
   ): void {
     const sink = this.#deps.audit;
     if (!sink) return;
@@ -301,6 +319,7 @@ export class Forwarder {
       status,
       isError,
       ...(error === undefined ? {} : { error }),
+      ...(cached ? { cached } : {}),
       durationMs: started === 0 ? 0 : Math.round(performance.now() - started),
     };
     Promise.resolve()

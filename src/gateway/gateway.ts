@@ -22,6 +22,7 @@ import { Bridge } from './bridge.js';
 import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
 import { offerToolSearch } from './search.js';
+import { InMemoryResponseCache, ReadCache } from './response-cache.js';
 import { type GatewaySharedState, InMemoryTaskRouteStore } from './shared-state.js';
 import { TaskRelay } from './tasks.js';
 import {
@@ -76,9 +77,9 @@ export interface GatewayOptions {
   readonly upstreamMiddleware?: (server: string) => readonly ClientMiddleware[];
   /**
    * State shared with the other instances of this gateway behind a balancer (agentforge/redis): rate-limit
-   * buckets, task routes, and the bus forwarding MRTR retries to the instance holding their upstream request.
-   * Default: this process alone. Give the instances the same `requestState.keys` and a shared
-   * `requestState.oneTime` too, and listen with a shared `sessionStore` and `eventStore`.
+   * buckets, task routes, cached resources/read results, and the bus forwarding MRTR retries to the instance
+   * holding their upstream request. Default: this process alone. Give the instances the same
+   * `requestState.keys` and a shared `requestState.oneTime` too, and a shared `sessionStore` and `eventStore`.
    */
   readonly shared?: GatewaySharedState;
   readonly logger?: Logger;
@@ -123,6 +124,7 @@ export class Gateway {
     this.#initialPolicy = new ToolPolicy(options.policies);
     this.#governance = { policy: this.#initialPolicy, limiter: this.#limiter(options.rateLimits) };
     let forwarder: Forwarder | undefined;
+    const perPrincipal = new Set(options.perPrincipal ?? []);
     this.#tasks = new TaskRelay(
       host,
       options.shared?.taskRoutes ?? new InMemoryTaskRouteStore(),
@@ -133,10 +135,15 @@ export class Gateway {
       bridge,
       governance: this.#governance,
       pool,
-      perPrincipal: new Set(options.perPrincipal ?? []),
+      perPrincipal,
       audit: options.audit,
       logger: this.#logger,
       tasks: this.#tasks,
+      reads: new ReadCache(
+        options.shared?.responseCache ?? new InMemoryResponseCache(),
+        perPrincipal,
+        this.#logger,
+      ),
     });
     this.#catalog = new Catalog(host, forwarder, {
       prefix: options.prefix !== false,

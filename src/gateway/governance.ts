@@ -193,6 +193,8 @@ export interface GatewayAuditEntry {
   readonly status: 'ok' | 'error' | 'denied' | 'rate_limited';
   readonly isError: boolean;
   readonly error?: string;
+  /** A resources/read answered from the gateway's response cache (the upstream was not asked). */
+  readonly cached?: boolean;
   readonly durationMs: number;
 }
 

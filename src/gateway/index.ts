@@ -34,6 +34,12 @@ export {
   ToolPolicy,
 } from './governance.js';
 export { FORBIDDEN } from './forward.js';
+export {
+  type CachedResponse,
+  InMemoryResponseCache,
+  type InMemoryResponseCacheOptions,
+  type ResponseCache,
+} from './response-cache.js';
 export { type GatewayAuthSettings, type GatewaySettings, parseGatewaySettings } from './settings.js';
 export type { UpstreamCredentials, UpstreamCredentialsHook } from './upstreams.js';
 export {

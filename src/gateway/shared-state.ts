@@ -4,11 +4,14 @@
  * share (agentforge/redis implements each):
  * - `rateLimits`: the token buckets, so a principal's limit is global, not per instance;
  * - `taskRoutes`: which upstream, and for whom, each task handed out runs (tasks/get through any instance);
+ * - `responseCache`: upstream resources/read results still fresh by their ttlMs, public ones served to every
+ *   principal and private ones only to the principal they were read for (see response-cache.ts);
  * - `bus`: messages between instances, over which a 2026-07-28 MRTR retry reaches the instance holding the
  *   upstream request its earlier round left open (see relay.ts);
  * and, configured elsewhere, the gateway's `requestState` (a key ring in configuration, one-time claims in a
  * shared `OneTimeStateStore`) and the HTTP `sessionStore` / `eventStore` of 2025-era sessions.
  */
+import type { ResponseCache } from './response-cache.js';
 
 /** One token bucket a request takes from: `capacity` requests at once, refilled at `refillPerSecond`. */
 export interface TokenBucket {
@@ -66,6 +69,8 @@ export interface GatewaySharedState {
   readonly rateLimits?: RateLimitStore;
   readonly taskRoutes?: TaskRouteStore;
   readonly bus?: GatewayBus;
+  /** Default: an InMemoryResponseCache of this process. */
+  readonly responseCache?: ResponseCache;
 }
 
 /** Reads a stored route from untrusted bytes (another process wrote it). */

@@ -14,7 +14,7 @@
  * ```
  * The gateway (agentforge/gateway) shares its own state the same way: `createGateway({ shared: { bus: new
  * RedisGatewayBus({ redis }), rateLimits: new RedisRateLimitStore({ redis }), taskRoutes: new
- * RedisTaskRouteStore({ redis }) } })`.
+ * RedisTaskRouteStore({ redis }), responseCache: new RedisResponseCache({ redis }) } })`.
  *
  * A Cluster or a Sentinel-managed Redis is the client the user builds (`new Cluster(...)`,
  * `new Redis({ sentinels, name })`); the backends take it as it is.
@@ -35,4 +35,5 @@ export {
 } from './gateway.js';
 export { RedisOneTimeStateStore } from './one-time-state.js';
 export { RedisEventStore, RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
+export { RedisResponseCache, type RedisResponseCacheOptions } from './response-cache.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
