@@ -5,12 +5,9 @@
  * registry and the registrations, and the server announces them downstream.
  */
 import type { HostConfig } from '../agent/config.js';
-import { McpHost, type HostEvent, type HostOptions } from '../agent/host.js';
+import { McpHost, type HostEvent } from '../agent/host.js';
 import { SEARCH_TOOL_NAME } from '../agent/tool-search.js';
 import type { ToolDefinition } from '../agent/model.js';
-import type { ClientMiddleware } from '../client/contracts.js';
-import type { RequestHook } from '../server/request-hook.js';
-import type { RequestStateOptions } from '../server/request-state.js';
 import { principalOf } from '../server/request-state.js';
 import { McpServer } from '../server/server.js';
 import type { AuthInfo, HandlerContext } from '../server/types.js';
@@ -23,74 +20,13 @@ import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
 import { offerToolSearch } from './search.js';
 import { InMemoryResponseCache, ReadCache } from './response-cache.js';
-import { type GatewaySharedState, InMemoryTaskRouteStore } from './shared-state.js';
+import { InMemoryTaskRouteStore } from './shared-state.js';
 import { TaskRelay } from './tasks.js';
-import {
-  type GatewayAuditSink,
-  type PolicyRule,
-  RateLimiter,
-  type RateLimits,
-  ToolPolicy,
-} from './governance.js';
-import {
-  PrincipalPool,
-  type UpstreamAsk,
-  type UpstreamCredentialsHook,
-  gatewayConnector,
-} from './upstreams.js';
+import { RateLimiter, type RateLimits, ToolPolicy } from './governance.js';
+import { PrincipalPool, type UpstreamAsk, gatewayConnector } from './upstreams.js';
+import type { Collision, GatewayOptions } from './options.js';
 
-export interface GatewayOptions {
-  readonly config: HostConfig;
-  /** Namespace names with the server's (default true). `false` serves a single upstream with its exact names. */
-  readonly prefix?: boolean;
-  /** Offer `search_tools` (BM25 over the endpoint's tools) as a tool of the gateway. */
-  readonly toolSearch?: boolean;
-  /** Which principals may list and call which tools. */
-  readonly policies?: readonly PolicyRule[];
-  readonly rateLimits?: RateLimits;
-  readonly audit?: GatewayAuditSink;
-  /** Servers reached with each caller's own credentials, one connection per (server, principal). */
-  readonly perPrincipal?: readonly string[];
-  /** Those credentials: never shared between principals. Required with `perPrincipal`. */
-  readonly upstreamCredentials?: UpstreamCredentialsHook;
-  /** Servers `ready` waits for; default every enabled one. */
-  readonly required?: readonly string[];
-  /** The downstream server's name and version (default agentforge-gateway). */
-  readonly info?: { readonly name: string; readonly version: string };
-  /** Sealing of the gateway's own requestState (2026-07-28 MRTR rounds it runs for its callers). */
-  readonly requestState?: RequestStateOptions;
-  /**
-   * Policies may be added by `reload` later (the CLI watches its config file): lists are filtered per caller
-   * from the start. Without it, and without policies, lists are served from their cache.
-   */
-  readonly dynamicPolicies?: boolean;
-  /** Host options for the upstream connections: timeouts and retries. */
-  readonly upstream?: Pick<HostOptions, 'connectTimeoutMs' | 'retry' | 'startupTimeoutMs' | 'serverLogs'>;
-  /** How long an upstream request waits for a 2026-07-28 caller's next round (default 5 minutes). */
-  readonly inputTimeoutMs?: number;
-  /** Runs around every caller's request (`gatewayTracing()` from agentforge/otel: a SERVER span each). */
-  readonly aroundRequest?: RequestHook;
-  /**
-   * Request middleware of each upstream connection, by server (`gatewayTracing()`: a CLIENT span per upstream
-   * request, named after its server, the child of the caller's SERVER span).
-   */
-  readonly upstreamMiddleware?: (server: string) => readonly ClientMiddleware[];
-  /**
-   * State shared with the other instances of this gateway behind a balancer (agentforge/redis): rate-limit
-   * buckets, task routes, cached resources/read results, and the bus forwarding MRTR retries to the instance
-   * holding their upstream request. Default: this process alone. Give the instances the same
-   * `requestState.keys` and a shared `requestState.oneTime` too, and a shared `sessionStore` and `eventStore`.
-   */
-  readonly shared?: GatewaySharedState;
-  readonly logger?: Logger;
-}
-
-export interface Collision {
-  readonly kind: string;
-  readonly wanted: string;
-  readonly given: string;
-  readonly server: string;
-}
+export type { Collision, GatewayOptions };
 
 interface Endpoint {
   readonly group: string | undefined;
