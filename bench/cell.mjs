@@ -302,7 +302,7 @@ const scenarios = {
       await warm(echo(client));
       return withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
     }),
-  'gateway-call': () => gatewayCall({ impl, spec, alternate, echo, sequential }),
+  'gateway-call': () => gatewayCall({ impl, spec, echo, sequential, concurrent }),
   'gateway-list': () => gatewayList({ impl, spec, sequential }),
   'tool-search-bytes': () => toolSearchBytes(),
   startup: async () => {

@@ -13,22 +13,39 @@ async function startGateway(upstreams, extra = []) {
  * CPU (us) per call of the processes a call goes through: this client and the given server processes
  * (`total`), and of each server process (`each`).
  */
-async function cpuPerCall(pids, op, sequential, ms) {
+async function cpuPerCall(pids, op, run, ms) {
   const client0 = process.cpuUsage();
   const ticks0 = pids.map(cpuTicks);
-  const r = await sequential(op, ms, false);
+  const r = await run(op, ms);
   const client = process.cpuUsage(client0);
   const each = pids.map((pid, i) => ((cpuTicks(pid) - ticks0[i]) * TICK_US) / r.ops);
   return { total: (client.user + client.system) / r.ops + each.reduce((a, b) => a + b, 0), each };
+}
+
+/** `ops` in alternating blocks (4 rounds) for `ms` in total, each block run by `run`; per op the pooled calls/s. */
+async function alternate(ops, run, ms) {
+  const totals = ops.map(() => ({ ops: 0, s: 0 }));
+  for (let round = 0; round < 4; round++) {
+    for (const [i, op] of ops.entries()) {
+      const res = await run(op, ms / 4 / ops.length);
+      totals[i].ops += res.ops;
+      totals[i].s += res.ops / res.rps;
+    }
+  }
+  return totals.map((t) => ({ rps: t.ops / t.s }));
 }
 
 /**
  * Alternating blocks of direct and through-the-gateway echo calls on one client process; then the CPU per call
  * of every process on each path (steadier than calls/s when other work shares the machine). The direct call
  * is always over HTTP; `spec.upstream: 'stdio'` has the gateway spawn its own upstream over stdio instead of
- * reaching the HTTP one.
+ * reaching the HTTP one. `spec.concurrency`: that many callers on each path at once (each looping sequentially),
+ * instead of one.
  */
-export async function gatewayCall({ impl, spec, alternate, echo, sequential }) {
+export async function gatewayCall({ impl, spec, echo, sequential, concurrent }) {
+  const run = spec.concurrency
+    ? (op, ms) => concurrent(op, spec.concurrency, ms)
+    : (op, ms) => sequential(op, ms, false);
   const upstream = await startHttpServer('agentforge', ['--transport=http', '--mode=modern', '--minimal']);
   const stdio = spec.upstream === 'stdio';
   const gateway = await startGateway({ up: stdio ? 'stdio' : upstream.url }, ['--exact']);
@@ -39,10 +56,10 @@ export async function gatewayCall({ impl, spec, alternate, echo, sequential }) {
   const direct = await impl.connectHttp(upstream.url, { mode: 'modern' });
   const through = await impl.connectHttp(gateway.url, { mode: 'modern' });
   try {
-    await alternate([echo(direct), echo(through)], 2 * spec.warmupMs);
-    const [d, g] = await alternate([echo(direct), echo(through)], spec.durationMs);
-    const direct1 = await cpuPerCall([upstream.child.pid], echo(direct), sequential, spec.durationMs);
-    const through1 = await cpuPerCall(behind, echo(through), sequential, spec.durationMs);
+    await alternate([echo(direct), echo(through)], run, 2 * spec.warmupMs);
+    const [d, g] = await alternate([echo(direct), echo(through)], run, spec.durationMs);
+    const direct1 = await cpuPerCall([upstream.child.pid], echo(direct), run, spec.durationMs);
+    const through1 = await cpuPerCall(behind, echo(through), run, spec.durationMs);
     const cpuDirect = direct1.total;
     const cpuGateway = through1.total;
     return {
