@@ -15,11 +15,14 @@ import { join } from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { errors } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/agent/config.js';
 import { JwtVerifier, bearerAuth } from '../../src/auth/server/index.js';
 import { readUrl } from '../../src/cli/demo.js';
 import { McpClient } from '../../src/client/client.js';
 import { EraCache } from '../../src/client/server-caches.js';
 import { RpcError } from '../../src/jsonrpc/errors.js';
+import { createGateway } from '../../src/gateway/gateway.js';
+import { listenGateway } from '../../src/gateway/http.js';
 import { createNodeHandler } from '../../src/server/http.js';
 import { McpServer } from '../../src/server/index.js';
 import { MAIN, cleanEnv } from '../cli/support.js';
@@ -300,4 +303,57 @@ describe('tokenExchange in mcp.json', () => {
     const subjects = new Set(upstream.authorizations.map((h) => decodeJwt(h.slice(7)).sub));
     expect([...subjects].sort()).toEqual(['alice-app', 'bob-app', 'carol-app', 'mcp-machine']);
   });
+});
+
+describe('the subject token seam', () => {
+  it('keeps the token a guard exposes out of what handlers and hooks see, and uses it for the exchange', async () => {
+    const seen: unknown[] = [];
+    const config = parseConfig({
+      mcpServers: {
+        files: {
+          url: upstream.url,
+          headers: {
+            authorization: `Bearer ${(await as.clientCredentials({ resource: upstream.url })).access_token}`,
+          },
+          tokenExchange: {
+            tokenEndpoint: as.tokenEndpoint,
+            clientId: GATEWAY_CLIENT.clientId,
+            clientSecret: GATEWAY_CLIENT.clientSecret,
+          },
+        },
+      },
+    });
+    const inProcess = await createGateway({
+      config,
+      aroundRequest: (request, handle) => {
+        seen.push(request.extra?.authInfo);
+        return handle();
+      },
+    });
+    const listening = await listenGateway(inProcess, {
+      auth: bearerAuth({
+        resource: GATEWAY_RESOURCE,
+        authorizationServers: [as.issuer],
+        verifier: new JwtVerifier({ jwks: as.jwksUri, issuer: as.issuer, audience: [GATEWAY_RESOURCE] }),
+        exposeToken: true,
+      }),
+    });
+    const before = exchanges.length;
+    const bob = await McpClient.connect(listening.url, {
+      eraCache: new EraCache(),
+      headers: { authorization: `Bearer ${await downstreamToken('bob')}` },
+    });
+    try {
+      // A gateway of its own: its first call for Bob exchanges Bob's token.
+      expect(textOf(await bob.callTool({ name: 'files__whoami', arguments: {} }))).toBe('bob-app');
+      expect(exchanges.slice(before).map((e) => e.subject)).toEqual(['bob-app']);
+      expect(seen.length).toBeGreaterThan(0);
+      for (const authInfo of seen) expect(authInfo).toMatchObject({ subject: 'bob-app' });
+      expect(seen.some((authInfo) => 'token' in (authInfo as object))).toBe(false);
+    } finally {
+      await bob.close();
+      await listening.close();
+      await inProcess.close();
+    }
+  }, 60_000);
 });
