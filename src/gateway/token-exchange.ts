@@ -29,8 +29,6 @@ interface Issued {
 export class TokenExchanger {
   readonly #issued = new Map<string, Issued>();
   readonly #pending = new Map<string, Promise<Issued>>();
-  /** Exchanges done, for tests and metrics. */
-  exchanges = 0;
 
   /** `Authorization` for `principal` on `server`: the cached token, or a new exchange of the caller's token. */
   async credentials(server: ServerConfig, principal: string, caller: UpstreamCaller | undefined) {
@@ -60,7 +58,6 @@ export class TokenExchanger {
   }
 
   async #exchange(settings: ServerTokenExchangeConfig, server: ServerConfig, subjectToken: string) {
-    this.exchanges += 1;
     const endpoint = new URL(settings.tokenEndpoint);
     const as: oauth.AuthorizationServer = { issuer: endpoint.origin, token_endpoint: endpoint.href };
     const client: oauth.Client = { client_id: settings.clientId };

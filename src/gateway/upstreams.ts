@@ -167,6 +167,8 @@ export interface PrincipalPoolOptions {
 export class PrincipalPool {
   readonly #options: PrincipalPoolOptions;
   readonly #pool = new Map<string, Pooled>();
+  /** Connections replaced for stale credentials, with the timer that closes them. */
+  readonly #retired = new Map<Pooled, NodeJS.Timeout>();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(options: PrincipalPoolOptions) {
@@ -191,10 +193,7 @@ export class PrincipalPool {
     if (pooled && pooled.expiresAt !== undefined && Date.now() >= pooled.expiresAt) {
       // Its credentials are stale: new calls get a new connection; the old one closes once its calls are done.
       this.#pool.delete(key);
-      setTimeout(
-        () => void pooled.client.then((c) => c.close()).catch(() => undefined),
-        RETIRE_GRACE_MS,
-      ).unref();
+      this.#retire(pooled);
     } else if (pooled) {
       pooled.lastUsed = Date.now();
       return pooled.client;
@@ -223,7 +222,9 @@ export class PrincipalPool {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    const all = [...this.#pool.values()];
+    const all = [...this.#pool.values(), ...this.#retired.keys()];
+    for (const timer of this.#retired.values()) clearTimeout(timer);
+    this.#retired.clear();
     this.#pool.clear();
     await Promise.all(all.map((pooled) => pooled.client.then((c) => c.close()).catch(() => undefined)));
   }
@@ -254,6 +255,15 @@ export class PrincipalPool {
     });
     this.#options.logger.debug(`opened a per-principal connection to ${config.name}`);
     return client;
+  }
+
+  #retire(pooled: Pooled): void {
+    const timer = setTimeout(() => {
+      this.#retired.delete(pooled);
+      void pooled.client.then((client) => client.close()).catch(() => undefined);
+    }, RETIRE_GRACE_MS);
+    timer.unref();
+    this.#retired.set(pooled, timer);
   }
 
   #sweep(idleMs: number): void {
