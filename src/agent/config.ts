@@ -19,6 +19,7 @@ export {
   type ServerConfig,
   type ServerOAuthConfig,
   type ServerTarget,
+  type ServerTokenExchangeConfig,
 } from './server-config.js';
 
 export interface HostConfig {

@@ -55,6 +55,22 @@ const OAUTH_KEYS = new Set([
   'allowPrivateNetwork',
 ]);
 
+/**
+ * `tokenExchange` on an HTTP server (read by the gateway): each caller reaches it with a token of its own,
+ * obtained by RFC 8693 token exchange of the caller's verified access token at `tokenEndpoint`.
+ */
+export interface ServerTokenExchangeConfig {
+  readonly tokenEndpoint: string;
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  /** RFC 8693 `audience`; with neither it nor `resource`, `resource` is the server's URL. */
+  readonly audience?: string;
+  readonly resource?: string;
+  readonly scope?: string;
+}
+
+const TOKEN_EXCHANGE_KEYS = ['tokenEndpoint', 'clientId', 'clientSecret', 'audience', 'resource', 'scope'];
+
 export interface ServerConfig {
   readonly name: string;
   readonly target: ServerTarget;
@@ -70,6 +86,8 @@ export interface ServerConfig {
   readonly expose: { readonly resources: boolean; readonly prompts: boolean };
   /** OAuth for a protected HTTP server. */
   readonly oauth?: ServerOAuthConfig;
+  /** The gateway's RFC 8693 token exchange for this server: one connection per caller, with its own token. */
+  readonly tokenExchange?: ServerTokenExchangeConfig;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +125,7 @@ const SERVER_KEYS = new Set([
   'enabled',
   'expose',
   'oauth',
+  'tokenExchange',
   // Written by other hosts; accepted and ignored.
   'disabled',
   'autoApprove',
@@ -151,6 +170,10 @@ export class ServerEntryReader {
     if (raw.oauth !== undefined && target.kind !== 'http')
       this.#fail(name, 'oauth', 'only an HTTP server takes "oauth"');
     const oauth = raw.oauth === undefined ? undefined : this.#oauth(name, raw.oauth);
+    if (raw.tokenExchange !== undefined && target.kind !== 'http')
+      this.#fail(name, 'tokenExchange', 'only an HTTP server takes "tokenExchange"');
+    const tokenExchange =
+      raw.tokenExchange === undefined ? undefined : this.#tokenExchange(name, raw.tokenExchange);
     return {
       name,
       target,
@@ -162,7 +185,23 @@ export class ServerEntryReader {
       enabled,
       expose: this.#expose(name, raw.expose),
       ...(oauth === undefined ? {} : { oauth }),
+      ...(tokenExchange === undefined ? {} : { tokenExchange }),
     };
+  }
+
+  #tokenExchange(name: string, raw: unknown): ServerTokenExchangeConfig {
+    if (!isRecord(raw)) this.#fail(name, 'tokenExchange', 'must be an object');
+    const entries: Record<string, string> = {};
+    for (const [key, value] of Object.entries(raw)) {
+      if (!TOKEN_EXCHANGE_KEYS.includes(key)) this.#fail(name, `tokenExchange.${key}`, 'unknown key');
+      entries[key] = this.#string(name, `tokenExchange.${key}`, value);
+    }
+    for (const key of ['tokenEndpoint', 'clientId'])
+      if (entries[key] === undefined) this.#fail(name, `tokenExchange.${key}`, 'is required');
+    // The request carries the caller's token and the gateway's secret: plain http only to this machine.
+    if (!/^(https:\/\/|http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/])/.test(entries.tokenEndpoint!))
+      this.#fail(name, 'tokenExchange.tokenEndpoint', 'must be an https URL (or http on loopback)');
+    return entries as unknown as ServerTokenExchangeConfig;
   }
 
   #oauth(name: string, raw: unknown): ServerOAuthConfig {

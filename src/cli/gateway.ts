@@ -38,11 +38,13 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
   const path = await resolveConfigPath(values.config);
   const config = await loadHostConfig(path, signal);
   const settings = parseGatewaySettings(JSON.parse(await readFile(path, 'utf8')), config);
-  // Each caller's own upstream credentials come from code (createGateway's upstreamCredentials hook).
+  // Each caller's own upstream credentials come from a server's `tokenExchange`, or from code
+  // (createGateway's upstreamCredentials hook).
   if (settings.perPrincipal)
     throw new UsageError(
-      'gateway.perPrincipal needs an upstreamCredentials hook: serve it with createGateway from agentforge/gateway',
+      'gateway.perPrincipal needs an upstreamCredentials hook: give the servers "tokenExchange", or serve it with createGateway from agentforge/gateway',
     );
+  const exchanging = config.servers.some((s) => s.tokenExchange);
   const logger = stderrLogger(values.verbose);
   const gateway = await createGateway({
     config,
@@ -67,7 +69,7 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
     const listening = await listenGateway(gateway, {
       port: port ?? settings.listen?.port ?? DEFAULT_PORT,
       host,
-      ...(settings.auth ? { auth: authGuard(settings.auth) } : {}),
+      ...(settings.auth ? { auth: authGuard(settings.auth, exchanging) } : {}),
     });
     process.stdout.write(`${JSON.stringify({ url: listening.url, groups: gateway.groups })}\n`);
     const watching = watchConfig(path, async () => {
@@ -106,7 +108,8 @@ function gatewayOptions(settings: GatewaySettings) {
   };
 }
 
-function authGuard(auth: NonNullable<GatewaySettings['auth']>) {
+/** `exchanging`: keep each caller's token for the token exchanges (the gateway hides it from handlers). */
+function authGuard(auth: NonNullable<GatewaySettings['auth']>, exchanging: boolean) {
   return (url: string) => {
     const resource = auth.resource ?? url;
     const verifier = new JwtVerifier({
@@ -118,6 +121,7 @@ function authGuard(auth: NonNullable<GatewaySettings['auth']>) {
       resource,
       authorizationServers: [auth.issuer],
       verifier,
+      ...(exchanging ? { exposeToken: true } : {}),
       ...(auth.requiredScopes ? { requiredScopes: auth.requiredScopes } : {}),
     });
   };

@@ -340,7 +340,9 @@ export const GATEWAY_SPEC: CommandSpec = {
   notes: `The "gateway" section of mcp.json sets the listen address, downstream auth (issuer and jwksUrl of the
 authorization server: callers need a bearer token), policies (which principals may list and call which
 tools), rateLimits, perPrincipal servers, the servers /readyz waits for (required), prefix (false: one
-upstream served with its exact names), toolSearch and an audit file. The endpoint URL is printed on stdout
+upstream served with its exact names), toolSearch and an audit file. A server with "tokenExchange" (tokenEndpoint,
+clientId, clientSecret, audience or resource, scope) is reached by each caller with its own token, exchanged for
+the caller's access token (RFC 8693). The endpoint URL is printed on stdout
 as one JSON line, {"url": "http://127.0.0.1:3000/mcp"}; SIGINT or SIGTERM closes every session and server.`,
 };
 

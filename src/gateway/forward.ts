@@ -20,6 +20,7 @@ import type { HandlerContext } from '../server/types.js';
 import { isoNow } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Bridge, Exchange } from './bridge.js';
+import { subjectTokenOf } from './subject-token.js';
 import {
   type GatewayAuditEntry,
   type GatewayAuditSink,
@@ -232,16 +233,18 @@ export class Forwarder {
     }
   }
 
-  #clientFor(server: string, principal: string | undefined): Promise<McpClient> | undefined {
+  /** `auth`: the caller's, whose kept token (if any) a token exchange may need to open the connection. */
+  #clientFor(server: string, principal: string | undefined, auth?: unknown): Promise<McpClient> | undefined {
     const { pool, perPrincipal } = this.#deps;
     if (!pool || !perPrincipal.has(server)) return undefined;
-    return this.#principalClient(pool, server, principal);
+    return this.#principalClient(pool, server, principal, auth);
   }
 
   async #principalClient(
     pool: PrincipalPool,
     server: string,
     principal: string | undefined,
+    auth: unknown,
   ): Promise<McpClient> {
     if (principal === undefined)
       throw new RpcError(
@@ -251,7 +254,8 @@ export class Forwarder {
     const config = this.#config(server);
     if (!config) throw new LocalError('not_connected', `no server named ${server}`);
     try {
-      return await pool.client(config, principal);
+      const subjectToken = subjectTokenOf(auth);
+      return await pool.client(config, principal, subjectToken === undefined ? {} : { subjectToken });
     } catch (error) {
       throw new RpcError(FORBIDDEN, upstreamFailure(server, error));
     }
@@ -265,7 +269,7 @@ export class Forwarder {
   ): Promise<T> {
     const started = this.#deps.audit ? performance.now() : 0;
     // Awaited only for a per-principal server: a shared connection costs no extra turn of the microtask queue.
-    const pending = this.#clientFor(target.server, context.principal);
+    const pending = this.#clientFor(target.server, context.principal, context.auth);
     const client = pending === undefined ? undefined : await pending;
     const connection =
       client && context.principal !== undefined

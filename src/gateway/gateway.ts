@@ -23,6 +23,7 @@ import { InMemoryResponseCache, ReadCache } from './response-cache.js';
 import { InMemoryTaskRouteStore } from './shared-state.js';
 import { TaskRelay } from './tasks.js';
 import { RateLimiter, type RateLimits, ToolPolicy } from './governance.js';
+import { exchangeCredentials } from './token-exchange.js';
 import { PrincipalPool, type UpstreamAsk, gatewayConnector } from './upstreams.js';
 import type { Collision, GatewayOptions } from './options.js';
 
@@ -301,9 +302,15 @@ export class Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   checkPrefix(config, options.prefix);
-  if ((options.perPrincipal?.length ?? 0) > 0 && !options.upstreamCredentials)
-    throw new Error('perPrincipal servers need an upstreamCredentials hook');
   let gateway: Gateway | undefined;
+  // Servers with `tokenExchange` in mcp.json are per-principal, their credentials exchanged tokens.
+  const upstream = exchangeCredentials(
+    () => gateway?.host.config.servers ?? config.servers,
+    options.perPrincipal,
+    options.upstreamCredentials,
+  );
+  if (upstream.perPrincipal.length > 0 && !upstream.credentials)
+    throw new Error('perPrincipal servers need an upstreamCredentials hook');
   const bridge = new Bridge({
     ...(options.inputTimeoutMs === undefined ? {} : { parkMs: options.inputTimeoutMs }),
     ...(options.shared?.bus ? { bus: options.shared.bus } : {}),
@@ -323,9 +330,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     resourceUpdated: (server: string, uri: string) => gateway?.resourceUpdated(server, uri),
   };
   const pool =
-    options.upstreamCredentials && (options.perPrincipal?.length ?? 0) > 0
+    upstream.credentials && upstream.perPrincipal.length > 0
       ? new PrincipalPool({
-          credentials: options.upstreamCredentials,
+          credentials: upstream.credentials,
           ask,
           events,
           logger: options.logger ?? silentLogger,
@@ -338,7 +345,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...(options.prefix === false ? { namer: (_server: string, tool: string) => tool } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  gateway = new Gateway(host, bridge, pool, options);
+  gateway = new Gateway(host, bridge, pool, { ...options, perPrincipal: upstream.perPrincipal });
   await gateway.start();
   return gateway;
 }

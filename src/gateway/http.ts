@@ -9,6 +9,7 @@ import { createNodeHandler, type NodeHandler } from '../server/http.js';
 import { bindHandler } from '../server/listen.js';
 import type { HttpServerOptions } from '../transports/http/server/options.js';
 import type { Gateway } from './gateway.js';
+import { keepSubjectTokens } from './subject-token.js';
 
 export interface GatewayHttpOptions extends Omit<HttpServerOptions, 'auth' | 'path' | 'legacySse'> {
   /** Downstream auth (`bearerAuth(...)`), or a function making it from the gateway's URL once bound. */
@@ -38,11 +39,14 @@ export function gatewayNodeHandler(
   gateway: Gateway,
   options: GatewayHttpOptions & { auth?: HttpAuthGuard },
 ): NodeHandler {
-  const { legacySse = true, ...rest } = options;
+  const { legacySse = true, auth, ...rest } = options;
+  // A caller's token kept by the guard is for token exchange only: handlers see authInfo without it.
+  const guard = auth === undefined ? undefined : keepSubjectTokens(auth);
   const handlerFor = (group: string | undefined): NodeHandler => {
     const base = group === undefined ? '' : `/mcp/${group}`;
     return createNodeHandler(gateway.server(group)!, {
       ...rest,
+      ...(guard === undefined ? {} : { auth: guard }),
       path: group === undefined ? '/mcp' : base,
       legacySse: legacySse ? { ssePath: `${base}/sse`, messagesPath: `${base}/messages` } : false,
     });

@@ -21,11 +21,23 @@ const CLIENT_INFO = { name: 'agentforge-gateway', version: PACKAGE_VERSION };
 export interface UpstreamCredentials {
   readonly headers?: Readonly<Record<string, string>>;
   readonly env?: Readonly<Record<string, string>>;
+  /** Epoch ms when they stop being good (an exchanged token): the connection is replaced after it. */
+  readonly expiresAt?: number;
+}
+
+/** What the gateway knows of the caller opening a connection. */
+export interface UpstreamCaller {
+  /**
+   * The caller's verified access token, when the downstream guard kept it (`bearerAuth({ exposeToken: true })`):
+   * for a token exchange (RFC 8693 `subject_token`) only. Never send it upstream (Token Passthrough).
+   */
+  readonly subjectToken?: string;
 }
 
 export type UpstreamCredentialsHook = (
   principal: string,
   server: string,
+  caller?: UpstreamCaller,
 ) => UpstreamCredentials | undefined | Promise<UpstreamCredentials | undefined>;
 
 /** Input an upstream asks for (elicitation, sampling, roots), with its MRTR key when it has one. */
@@ -131,7 +143,12 @@ export function gatewayConnector(
 interface Pooled {
   readonly client: Promise<McpClient>;
   lastUsed: number;
+  /** From the credentials it was opened with. */
+  expiresAt?: number;
 }
+
+/** How long a connection replaced for expired credentials is kept for the calls still on it. */
+const RETIRE_GRACE_MS = 60_000;
 
 export interface PrincipalPoolOptions {
   readonly credentials: UpstreamCredentialsHook;
@@ -150,6 +167,8 @@ export interface PrincipalPoolOptions {
 export class PrincipalPool {
   readonly #options: PrincipalPoolOptions;
   readonly #pool = new Map<string, Pooled>();
+  /** Connections replaced for stale credentials, with the timer that closes them. */
+  readonly #retired = new Map<Pooled, NodeJS.Timeout>();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(options: PrincipalPoolOptions) {
@@ -168,15 +187,22 @@ export class PrincipalPool {
   }
 
   /** The principal's own connection to `config`'s server; refused when the hook has no credentials for it. */
-  client(config: ServerConfig, principal: string): Promise<McpClient> {
+  client(config: ServerConfig, principal: string, caller?: UpstreamCaller): Promise<McpClient> {
     const key = PrincipalPool.key(config.name, principal);
     const pooled = this.#pool.get(key);
-    if (pooled) {
+    if (pooled && pooled.expiresAt !== undefined && Date.now() >= pooled.expiresAt) {
+      // Its credentials are stale: new calls get a new connection; the old one closes once its calls are done.
+      this.#pool.delete(key);
+      this.#retire(pooled);
+    } else if (pooled) {
       pooled.lastUsed = Date.now();
       return pooled.client;
     }
     if (this.#pool.size >= (this.#options.maxConnections ?? 500)) this.#evict();
-    const client = this.#open(config, principal, key);
+    const client: Promise<McpClient> = this.#open(config, principal, key, caller, (expiresAt) => {
+      const opened = this.#pool.get(key);
+      if (opened?.client === client) opened.expiresAt = expiresAt;
+    });
     this.#pool.set(key, { client, lastUsed: Date.now() });
     // A failed open is not kept: the next call tries again (fresh credentials, a server back up).
     client.catch(() => {
@@ -196,14 +222,23 @@ export class PrincipalPool {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    const all = [...this.#pool.values()];
+    const all = [...this.#pool.values(), ...this.#retired.keys()];
+    for (const timer of this.#retired.values()) clearTimeout(timer);
+    this.#retired.clear();
     this.#pool.clear();
     await Promise.all(all.map((pooled) => pooled.client.then((c) => c.close()).catch(() => undefined)));
   }
 
-  async #open(config: ServerConfig, principal: string, key: string): Promise<McpClient> {
-    const credentials = await this.#options.credentials(principal, config.name);
+  async #open(
+    config: ServerConfig,
+    principal: string,
+    key: string,
+    caller: UpstreamCaller | undefined,
+    expires: (at: number) => void,
+  ): Promise<McpClient> {
+    const credentials = await this.#options.credentials(principal, config.name, caller);
     if (!credentials) throw new Error(`no upstream credentials for this principal on server ${config.name}`);
+    if (credentials.expiresAt !== undefined) expires(credentials.expiresAt);
     const options = clientOptions(
       config,
       upstreamHandlers(key, this.#options.ask),
@@ -220,6 +255,15 @@ export class PrincipalPool {
     });
     this.#options.logger.debug(`opened a per-principal connection to ${config.name}`);
     return client;
+  }
+
+  #retire(pooled: Pooled): void {
+    const timer = setTimeout(() => {
+      this.#retired.delete(pooled);
+      void pooled.client.then((client) => client.close()).catch(() => undefined);
+    }, RETIRE_GRACE_MS);
+    timer.unref();
+    this.#retired.set(pooled, timer);
   }
 
   #sweep(idleMs: number): void {

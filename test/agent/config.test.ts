@@ -74,6 +74,33 @@ describe('mcp.json', () => {
     });
   });
 
+  it('reads tokenExchange, interpolating ${VAR} (the client secret of the gateway)', () => {
+    const config = parseConfig(
+      {
+        mcpServers: {
+          s: {
+            url: 'https://files.example/mcp',
+            tokenExchange: {
+              tokenEndpoint: 'http://127.0.0.1:9000/token',
+              clientId: 'gateway',
+              clientSecret: '${SECRET}',
+              audience: 'files',
+              scope: 'files:read',
+            },
+          },
+        },
+      },
+      { env: { SECRET: 's3cret' } },
+    );
+    expect(config.servers[0]?.tokenExchange).toEqual({
+      tokenEndpoint: 'http://127.0.0.1:9000/token',
+      clientId: 'gateway',
+      clientSecret: 's3cret',
+      audience: 'files',
+      scope: 'files:read',
+    });
+  });
+
   it.each([
     [{ mcpServers: { s: { command: 'x', args: ['${NOPE}'] } } }, 's', 'args[0]', 'NOPE is not set'],
     [{ mcpServers: { s: { command: 'x', colour: 1 } } }, 's', 'colour', 'unknown key'],
@@ -88,6 +115,37 @@ describe('mcp.json', () => {
       's',
       'protocolVersion',
       'revision date',
+    ],
+    [{ mcpServers: { s: { command: 'x', tokenExchange: {} } } }, 's', 'tokenExchange', 'only an HTTP'],
+    [{ mcpServers: { s: { url: 'https://x', tokenExchange: [] } } }, 's', 'tokenExchange', 'object'],
+    [
+      { mcpServers: { s: { url: 'https://x', tokenExchange: { tokenEndpoint: 'https://as/token' } } } },
+      's',
+      'tokenExchange.clientId',
+      'required',
+    ],
+    [
+      {
+        mcpServers: {
+          s: { url: 'https://x', tokenExchange: { tokenEndpoint: 'http://as.example/token', clientId: 'c' } },
+        },
+      },
+      's',
+      'tokenExchange.tokenEndpoint',
+      'https URL (or http on loopback)',
+    ],
+    [
+      {
+        mcpServers: {
+          s: {
+            url: 'https://x',
+            tokenExchange: { tokenEndpoint: 'https://as/t', clientId: 'c', actor: 'a' },
+          },
+        },
+      },
+      's',
+      'tokenExchange.actor',
+      'unknown key',
     ],
   ])('names the file, the server and the key in errors (%#)', (json, server, key, reason) => {
     let caught: unknown;

@@ -34,7 +34,40 @@ declare module 'oidc-provider' {
       find(id: string): Promise<Grant | undefined>;
     };
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** A grant at the token endpoint: `handler` answers with `ctx.body`; `params` are the ones it reads. */
+    registerGrantType(
+      name: string,
+      handler: (ctx: GrantContext) => Promise<void>,
+      params?: readonly string[],
+    ): void;
+    readonly AccessToken: new (
+      init: Record<string, unknown>,
+    ) => IssuedToken;
+    readonly ResourceServer: new (
+      identifier: string,
+      info: Record<string, unknown>,
+    ) => unknown;
   }
 
-  export const errors: { InvalidTarget: new (description?: string) => Error };
+  export interface GrantContext {
+    readonly oidc: {
+      readonly params: Readonly<Record<string, string | undefined>>;
+      readonly client: { readonly clientId: string };
+      readonly provider: Provider;
+    };
+    body: unknown;
+  }
+
+  export interface IssuedToken {
+    resourceServer: unknown;
+    readonly expiration: number;
+    readonly scope: string | undefined;
+    save(): Promise<string>;
+  }
+
+  export const errors: {
+    InvalidTarget: new (description?: string) => Error;
+    InvalidGrant: new (description?: string) => Error;
+    InvalidRequest: new (description?: string) => Error;
+  };
 }

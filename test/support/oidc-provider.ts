@@ -53,6 +53,8 @@ export interface AuthorizationServerOptions {
   clients?: readonly Record<string, unknown>[];
   /** The account the headless interaction logs in (default 'alice'). */
   account?: string;
+  /** Runs on the provider before it serves: `provider.registerGrantType(...)` adds a grant (RFC 8693, say). */
+  extend?: (provider: Provider) => void;
 }
 
 export interface ClientCredentials {
@@ -256,6 +258,7 @@ export async function startAuthorizationServer(
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const resources = new Map(Object.entries(options.resources ?? {}));
   const provider = new Provider(issuer, providerConfiguration(resources, signingJwk, clients));
+  options.extend?.(provider);
   const callback = provider.callback();
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.url?.startsWith('/interaction/')) {
