@@ -4,10 +4,11 @@
  * gateway's client authentication, and the token issued for the upstream (`resource`/`audience`) goes upstream
  * as `Authorization: Bearer`. One token per (server, principal), kept until shortly before it expires; a refused
  * exchange refuses that caller, with no fallback to a shared connection or anyone else's token. No token is
- * ever logged or put in an error message.
+ * ever logged or put in an error message. The token endpoint's response is size-capped like any OAuth response.
  */
 import * as oauth from 'oauth4webapi';
 import type { ServerConfig, ServerTokenExchangeConfig } from '../agent/config.js';
+import { cappedFetch } from '../auth/client/network.js';
 import type { UpstreamCaller, UpstreamCredentials, UpstreamCredentialsHook } from './upstreams.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -83,6 +84,8 @@ export class TokenExchanger {
         {
           // Config validation allows http only on loopback.
           [oauth.allowInsecureRequests]: true,
+          // The endpoint's answer is read against a cap before it is parsed, and redirects are not followed.
+          [oauth.customFetch]: cappedFetch(),
           signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS),
         },
       );
