@@ -47,6 +47,7 @@ export class Gateway {
   readonly #logger: Logger;
   readonly #collisions: Collision[] = [];
   readonly #tasks: TaskRelay;
+  readonly #reads: ReadCache;
   #syncing: Promise<void> = Promise.resolve();
   #pendingSync = false;
   #closed = false;
@@ -62,6 +63,11 @@ export class Gateway {
     this.#governance = { policy: this.#initialPolicy, limiter: this.#limiter(options.rateLimits) };
     let forwarder: Forwarder | undefined;
     const perPrincipal = new Set(options.perPrincipal ?? []);
+    this.#reads = new ReadCache(
+      options.shared?.responseCache ?? new InMemoryResponseCache(),
+      perPrincipal,
+      this.#logger,
+    );
     this.#tasks = new TaskRelay(
       host,
       options.shared?.taskRoutes ?? new InMemoryTaskRouteStore(),
@@ -76,11 +82,7 @@ export class Gateway {
       audit: options.audit,
       logger: this.#logger,
       tasks: this.#tasks,
-      reads: new ReadCache(
-        options.shared?.responseCache ?? new InMemoryResponseCache(),
-        perPrincipal,
-        this.#logger,
-      ),
+      reads: this.#reads,
     });
     this.#catalog = new Catalog(host, forwarder, {
       prefix: options.prefix !== false,
@@ -153,6 +155,7 @@ export class Gateway {
 
   /** Relays an upstream's resources/updated to every endpoint's subscribers, under the URI it serves there. */
   resourceUpdated(server: string, uri: string): void {
+    this.#reads.invalidate(server, uri);
     const served = this.#catalog.uriFor(server, uri);
     for (const endpoint of this.#endpoints.values()) endpoint.server.notifyResourceUpdated(served);
   }
