@@ -197,9 +197,14 @@ export class Forwarder {
    * The connection a server's requests for `principal` go on: the caller's own (per-principal servers) or the
    * shared one. Task requests use it too, whichever instance handed the task out.
    */
-  async connectionFor(server: string, principal: string | undefined): Promise<McpClient | undefined> {
+  async connectionFor(
+    server: string,
+    principal: string | undefined,
+    auth?: unknown,
+  ): Promise<McpClient | undefined> {
     return (
-      (await this.#clientFor(server, principal)) ?? (this.#deps.host.client(server) as McpClient | undefined)
+      (await this.#clientFor(server, principal, auth)) ??
+      (this.#deps.host.client(server) as McpClient | undefined)
     );
   }
 

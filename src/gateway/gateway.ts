@@ -71,7 +71,7 @@ export class Gateway {
     this.#tasks = new TaskRelay(
       host,
       options.shared?.taskRoutes ?? new InMemoryTaskRouteStore(),
-      async (server, principal) => forwarder?.connectionFor(server, principal),
+      async (server, principal, auth) => forwarder?.connectionFor(server, principal, auth),
     );
     forwarder = new Forwarder({
       host,
