@@ -116,26 +116,29 @@ function exchangeError(endpoint: string, error: unknown): Error {
 }
 
 /**
- * The gateway's credentials hook and per-principal servers: every server with `tokenExchange` gets exchanged
- * tokens; the others in `perPrincipal` get what `hook` gives.
+ * The servers whose connections are each principal's own: those `perPrincipal` lists (credentials from code)
+ * and every enabled server with `tokenExchange`. Asked again on each reload.
+ */
+export function perPrincipalServers(
+  servers: readonly ServerConfig[],
+  perPrincipal: readonly string[] | undefined,
+): string[] {
+  const exchanged = servers.filter((s) => s.tokenExchange && s.enabled).map((s) => s.name);
+  return [...new Set([...(perPrincipal ?? []), ...exchanged])];
+}
+
+/**
+ * The gateway's credentials hook: a server with `tokenExchange` in the config as it is now gets exchanged
+ * tokens; any other gets what `hook` gives.
  */
 export function exchangeCredentials(
   servers: () => readonly ServerConfig[],
-  perPrincipal: readonly string[] | undefined,
   hook: UpstreamCredentialsHook | undefined,
   exchanger = new TokenExchanger(),
-): { perPrincipal: string[]; credentials: UpstreamCredentialsHook | undefined } {
-  const exchanged = servers()
-    .filter((s) => s.tokenExchange && s.enabled)
-    .map((s) => s.name);
-  const all = [...new Set([...(perPrincipal ?? []), ...exchanged])];
-  if (exchanged.length === 0) return { perPrincipal: all, credentials: hook };
-  return {
-    perPrincipal: all,
-    credentials: (principal, server, caller) => {
-      const config = servers().find((s) => s.name === server);
-      if (config?.tokenExchange) return exchanger.credentials(config, principal, caller);
-      return hook?.(principal, server, caller);
-    },
+): UpstreamCredentialsHook {
+  return (principal, server, caller) => {
+    const config = servers().find((s) => s.name === server);
+    if (config?.tokenExchange) return exchanger.credentials(config, principal, caller);
+    return hook?.(principal, server, caller);
   };
 }
