@@ -12,6 +12,7 @@ import {
   type RunResult,
   type RunStopReason,
   type ToolCallRecord,
+  callRecord,
   eventStream,
 } from './events.js';
 import type { McpHost } from './host.js';
@@ -347,37 +348,24 @@ export class Agent {
   /** One call through the tool pipeline; chained rather than async, as every call of every turn takes it. */
   #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
-    const tool = this.#options.host.registry.get(call.name, state.groups);
-    const server = tool?.server ?? null;
-    const mcpName = tool?.mcpName ?? null;
-    state.emit?.({ type: 'tool_call', step, call, server, mcpName });
-    const startedAt = isoNow();
-    const started = performance.now();
-    const context: ToolContext = {
-      runId: state.runId,
+    const { runId, signal, groups } = state;
+    const tool = this.#options.host.registry.get(call.name, groups);
+    state.emit?.({
+      type: 'tool_call',
       step,
       call,
-      tool,
-      arguments: call.arguments,
-      signal: state.signal,
-      ...(state.groups === undefined ? {} : { groups: state.groups }),
-    };
+      server: tool?.server ?? null,
+      mcpName: tool?.mcpName ?? null,
+    });
+    const startedAt = isoNow();
+    const started = performance.now();
+    // Literals of their own rather than a conditional spread: no throwaway object per call.
+    const context: ToolContext =
+      groups === undefined
+        ? { runId, step, call, tool, arguments: call.arguments, signal }
+        : { runId, step, call, tool, arguments: call.arguments, signal, groups };
     return this.#callTool(context).then((outcome) => {
-      const record: ToolCallRecord = {
-        id: call.id,
-        step,
-        llmName: call.name,
-        server,
-        mcpName,
-        arguments: outcome.arguments ?? call.arguments,
-        status: outcome.status,
-        isError: outcome.result.isError === true,
-        result: outcome.result,
-        approval: outcome.approval ?? null,
-        ...(outcome.error ? { error: outcome.error } : {}),
-        startedAt,
-        durationMs: Math.round(performance.now() - started),
-      };
+      const record = callRecord(call, step, tool, outcome, startedAt, performance.now() - started);
       state.emit?.({ type: 'tool_result', record });
       return record;
     });
