@@ -37,7 +37,7 @@ import type {
   Usage,
 } from './model.js';
 import { runLimited } from './pool.js';
-import { inertSignal } from './run-signal.js';
+import { RunSignals } from './run-signal.js';
 import { isoNow } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
@@ -121,6 +121,8 @@ export class Agent {
   readonly #toolSearch: ToolSearch | undefined;
   /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
   readonly #loadedByRun = new Map<string, Set<string>>();
+  /** The signals of runs started without one. */
+  readonly #runSignals = new RunSignals();
 
   readonly #options: AgentOptions;
 
@@ -214,7 +216,7 @@ export class Agent {
       runId: randomUUID(),
       started: Date.now(),
       step: 0,
-      signal: options.signal ?? inertSignal(),
+      signal: options.signal ?? this.#runSignals.take(),
       emit: options.onEvent,
       messages,
       records: [],
