@@ -18,6 +18,7 @@ import {
 import type { McpHost } from './host.js';
 import {
   type AgentMiddleware,
+  type ApprovalRecord,
   type ModelContext,
   type ModelMiddleware,
   type Next,
@@ -153,8 +154,9 @@ export class Agent {
     };
     this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
     // The approval gate is the innermost layer: it sees arguments other middleware produced.
-    const end = (context: ToolContext) => executeTool(context, execution);
-    this.#callTool = compose(toolLayers, (context) => this.gate.guard(context, end));
+    const end = (context: ToolContext, approval?: ApprovalRecord) =>
+      executeTool(context, execution, approval);
+    this.#callTool = compose(toolLayers, (context) => this.gate.pass(context, end));
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
