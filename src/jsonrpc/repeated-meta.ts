@@ -15,6 +15,11 @@ const KEY = '"_meta":';
 const LEARN_EVERY = 8;
 /** A `_meta` text longer than this is never kept. */
 const MAX_META_CHARS = 4096;
+/**
+ * Lines longer than this are parsed whole: the marked copy JSON.parse flattens would double a large result's
+ * memory for a moment, to save a parse that is small beside the rest of it.
+ */
+const MAX_MARKED_CHARS = 64 * 1024;
 
 export class RepeatedMetaParser {
   /** `"_meta":<text>}}`: how a line ends whose last member's last member is the known `_meta`. */
@@ -29,7 +34,12 @@ export class RepeatedMetaParser {
   /** JSON.parse(text), value for value; throws as JSON.parse does. */
   parse(text: string): unknown {
     const tail = this.#tail;
-    if (tail !== undefined && text.length > tail.length && text.endsWith(tail)) {
+    if (
+      tail !== undefined &&
+      text.length > tail.length &&
+      text.length <= MAX_MARKED_CHARS &&
+      text.endsWith(tail)
+    ) {
       const value = this.#withKnownMeta(text, tail);
       if (value !== undefined) return value;
     }

@@ -77,6 +77,18 @@ describe('RepeatedMetaParser', () => {
     }
   });
 
+  it('parses a long line whole (no marked copy of a large message)', () => {
+    const parser = trained();
+    const long = request(99, 'x'.repeat(100_000));
+    const value = parser.parse(long) as { params: { _meta: object } };
+    expect(value).toEqual(JSON.parse(long));
+    expect(Object.isFrozen(value.params._meta)).toBe(false);
+    // A short one after it still shares the known _meta.
+    expect(Object.isFrozen((parser.parse(request(100)) as { params: { _meta: object } }).params._meta)).toBe(
+      true,
+    );
+  });
+
   it('throws what JSON.parse throws for a broken line ending with the known _meta', () => {
     const parser = trained();
     const broken = `{"jsonrpc":"2.0","id":1,,"params":{"_meta":${META_TEXT}}}`;
