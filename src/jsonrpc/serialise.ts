@@ -29,6 +29,11 @@ export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   return copy;
 }
 
+/** True for an object `serialisedOnce` made: plain JSON data, deeply frozen, so what is read from it holds. */
+export function isSerialisedOnce(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && fragments.has(value);
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const member of Object.values(value)) deepFreeze(member);

@@ -16,6 +16,7 @@ import {
 } from '../mcp/types.js';
 import type { ServerCore } from './core.js';
 import { type RequestStateBinding, type RequestStatePayload, principalOf } from './request-state.js';
+import { isSerialisedOnce } from '../jsonrpc/serialise.js';
 import { isRecord } from '../util/record.js';
 
 const MAX_INPUT_RESPONSES = 64;
@@ -47,6 +48,27 @@ export function readMeta(params: JSONObject | undefined): RequestMeta {
     clientInfo: isRecord(info) ? (info as unknown as Implementation) : undefined,
     logLevel: LOGGING_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined,
   };
+}
+
+/**
+ * readMeta, read once for a `_meta` that comes again: the stdio reader hands every request that repeats its
+ * client's `_meta` the same deeply frozen copy of JSON data (src/jsonrpc/repeated-meta.ts), whose members cannot
+ * change, so what was read from it (and checked) holds. Any other `_meta` is read as it comes.
+ */
+export class MetaReader {
+  #last: object | undefined;
+  #read: RequestMeta | undefined;
+
+  read(params: JSONObject | undefined): RequestMeta {
+    const meta = params?._meta;
+    if (meta !== undefined && meta === this.#last) return this.#read as RequestMeta;
+    const read = readMeta(params);
+    if (isSerialisedOnce(meta)) {
+      this.#last = meta as object;
+      this.#read = read;
+    }
+    return read;
+  }
 }
 
 /** What a requestState is bound to (basic/patterns/mrtr: Server Requirements). */

@@ -16,7 +16,7 @@ import type { FinishingStep } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { type RequestMeta, bindingOf, readInputs, readMeta } from './stateless-meta.js';
+import { MetaReader, type RequestMeta, bindingOf, readInputs } from './stateless-meta.js';
 import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 import { isRecord } from '../util/record.js';
@@ -44,6 +44,7 @@ export interface ResponseSink extends StatelessRequestContext {
 export class StatelessDispatcher {
   readonly #core: ServerCore;
   readonly #routes: RouteTable;
+  readonly #meta = new MetaReader();
 
   constructor(core: ServerCore, routes: RouteTable) {
     this.#core = core;
@@ -210,7 +211,7 @@ export class StatelessDispatcher {
    * a one-time requestState is claimed.
    */
   #scope(request: JSONRPCRequest, context: StatelessRequestContext): MaybePromise<StatelessScope> {
-    const meta = readMeta(request.params);
+    const meta = this.#meta.read(request.params);
     const route = this.#routes.stateless.get(request.method);
     // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
     if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);

@@ -114,7 +114,7 @@ export interface HandlerContext {
   readonly authInfo: unknown;
   /** The transport's facts about this message (headers, session id, SSE controls). */
   readonly extra: MessageExtra | undefined;
-  /** The request's `_meta`. */
+  /** The request's `_meta`; read-only (frozen and shared when a client repeats it: src/jsonrpc/repeated-meta.ts). */
   readonly meta: JSONObject | undefined;
   /**
    * How many input rounds a verified `requestState` vouches for (0 on a first call). On a handshake session

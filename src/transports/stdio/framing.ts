@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
+import { RepeatedMetaParser } from '../../jsonrpc/repeated-meta.js';
 import { stringifyMessage } from '../../jsonrpc/serialise.js';
 import { clip } from '../../util/clip.js';
 
@@ -47,6 +48,8 @@ export class LineReader {
   #chunks: Buffer[] = [];
   #buffered = 0;
   #failed = false;
+  /** The `_meta` every message of a peer ends with is parsed once (src/jsonrpc/repeated-meta.ts). */
+  readonly #parser = new RepeatedMetaParser();
   /** Set while skipping a line past the cap: its first bytes, its last bytes so far, its size so far. */
   #skipping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
 
@@ -187,7 +190,7 @@ export class LineReader {
   #parse(text: string): void {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = this.#parser.parse(text);
     } catch (error) {
       this.#events.onbadline(error as Error, clip(text));
       return;

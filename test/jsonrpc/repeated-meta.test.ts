@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { RepeatedMetaParser } from '../../src/jsonrpc/repeated-meta.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
+};
+const META_TEXT = JSON.stringify(META);
+
+function request(id: number, text = 'hi'): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text }, _meta: META },
+  });
+}
+
+/** A parser that knows META: enough lines ending with it for it to be learnt. */
+function trained(): RepeatedMetaParser {
+  const parser = new RepeatedMetaParser();
+  for (let id = 1; id <= 20; id++) parser.parse(request(id));
+  return parser;
+}
+
+describe('RepeatedMetaParser', () => {
+  it('parses a repeated trailing _meta once: later messages share one frozen copy, value for value', () => {
+    const parser = new RepeatedMetaParser();
+    const values = Array.from({ length: 30 }, (_, i) => parser.parse(request(i + 1, `text ${i}`)));
+    expect(values).toEqual(values.map((_, i) => JSON.parse(request(i + 1, `text ${i}`))));
+    const metas = values.map((value) => (value as { params: { _meta: object } }).params._meta);
+    // Learnt from two sampled lines (the 1st and the 9th); every line after shares the same frozen object.
+    expect(metas.slice(9).every((meta) => meta === metas[9])).toBe(true);
+    expect(Object.isFrozen(metas[9])).toBe(true);
+    expect(Object.isFrozen((metas[9] as Record<string, object>)['io.modelcontextprotocol/clientInfo'])).toBe(
+      true,
+    );
+    // Before that, each line had its own mutable object.
+    expect(metas[0]).not.toBe(metas[1]);
+    expect(Object.isFrozen(metas[0])).toBe(false);
+  });
+
+  it('learns a result _meta the same way, and a new one when the peer changes it', () => {
+    const parser = trained();
+    const result = (id: number, name: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name, version: '1' } } },
+      });
+    // Every 8th line that misses is sampled; two sampled lines in a row with the same _meta make it known.
+    const values = Array.from({ length: 20 }, (_, i) => parser.parse(result(i, 'a')));
+    expect(values).toEqual(values.map((_, i) => JSON.parse(result(i, 'a'))));
+    const [before, last] = values.slice(-2) as Array<{ result: { _meta: object } }>;
+    expect(Object.isFrozen(last!.result._meta)).toBe(true);
+    expect(last!.result._meta).toBe(before!.result._meta);
+    expect(parser.parse(result(99, 'b'))).toEqual(JSON.parse(result(99, 'b')));
+  });
+
+  it('gives what JSON.parse gives for lines that end with the known _meta text but hold it elsewhere', () => {
+    const tail = `"_meta":${META_TEXT}}}`;
+    const lines = [
+      // The tail begins inside a key (an escaped quote), not at a member of its own.
+      `{"jsonrpc":"2.0","id":1,"method":"m","params":{"abc\\${tail}`,
+      // The key repeated: JSON.parse keeps the last value at the first key's place.
+      `{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":1,"x":2,${tail}`,
+      `{"jsonrpc":"2.0","id":3,"params":{"_meta":{"a":1}},"result":{"_meta":null},"params":{${tail}`,
+      // An index-like key, which objects enumerate first.
+      `{"a":{"_meta":null},"5":{${tail}`,
+      // A _meta nested in the last member's last member.
+      `{"jsonrpc":"2.0","id":4,"method":"m","params":{"x":{${tail}}`,
+    ];
+    for (const line of lines) {
+      const parser = trained();
+      expect(parser.parse(line)).toEqual(JSON.parse(line));
+    }
+  });
+
+  it('parses a long line whole (no marked copy of a large message)', () => {
+    const parser = trained();
+    const long = request(99, 'x'.repeat(100_000));
+    const value = parser.parse(long) as { params: { _meta: object } };
+    expect(value).toEqual(JSON.parse(long));
+    expect(Object.isFrozen(value.params._meta)).toBe(false);
+    // A short one after it still shares the known _meta.
+    expect(Object.isFrozen((parser.parse(request(100)) as { params: { _meta: object } }).params._meta)).toBe(
+      true,
+    );
+  });
+
+  it('throws what JSON.parse throws for a broken line ending with the known _meta', () => {
+    const parser = trained();
+    const broken = `{"jsonrpc":"2.0","id":1,,"params":{"_meta":${META_TEXT}}}`;
+    expect(() => parser.parse(broken)).toThrow(SyntaxError);
+    expect(() => parser.parse(`]"_meta":${META_TEXT}}}`)).toThrow(SyntaxError);
+  });
+
+  it('never shares a _meta that differs from line to line (a progress token per request)', () => {
+    const parser = new RepeatedMetaParser();
+    const line = (id: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'm', params: { _meta: { ...META, progressToken: id } } });
+    const values = Array.from({ length: 40 }, (_, i) => parser.parse(line(i)));
+    values.forEach((value, i) => {
+      expect(value).toEqual(JSON.parse(line(i)));
+      expect(Object.isFrozen((value as { params: { _meta: object } }).params._meta)).toBe(false);
+    });
+  });
+});
