@@ -20,6 +20,7 @@ import {
   deadlineOf,
   failBeforeSending,
   failPending,
+  resolvePending,
   timeoutError,
 } from './pending.js';
 import { SendWatch } from './send-watch.js';
@@ -46,6 +47,7 @@ export type {
   RequestOptions,
   RequestTypes,
   Result,
+  SentRequest,
 } from './incoming.js';
 
 export interface ConnectionOptions {
@@ -134,16 +136,27 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     method: M,
     ...[params, options]: RequestArguments<Outgoing[M]['params']>
   ): Promise<Outgoing[M]['result']> {
-    return this.#send(method, params, options);
+    return this.#send(method, params, options, undefined);
   }
 
-  readonly #resend: Resend = (method, params, options) => this.#send(method, params, options);
+  /**
+   * As `request`, with the caller's state for this one request: `tag` comes back in the `SentRequest` the
+   * options' `onresult` and `onfailure` receive, so functions shared by every request need no closure per
+   * request in flight.
+   */
+  requestTagged(method: string, params: Params, options: RequestOptions, tag: unknown): Promise<Result> {
+    return this.#send(method, params, options, tag);
+  }
 
-  #send(method: string, params: Params, options: RequestOptions | undefined): Promise<Result> {
-    if (this.#closed) return failBeforeSending(this.#closed, method, params, options, this.#resend);
+  readonly #resend: Resend = (method, params, options, tag) => this.#send(method, params, options, tag);
+
+  #send(method: string, params: Params, options: RequestOptions | undefined, tag: unknown): Promise<Result> {
+    if (this.#closed) return failBeforeSending(this.#closed, method, params, options, tag, this.#resend);
     const signal = options?.signal;
-    if (signal?.aborted)
-      return failBeforeSending(cancelledError(method, signal.reason), method, params, options, this.#resend);
+    if (signal?.aborted) {
+      const error = cancelledError(method, signal.reason);
+      return failBeforeSending(error, method, params, options, tag, this.#resend);
+    }
     const id = this.#nextId;
     this.#nextId = id === Number.MAX_SAFE_INTEGER ? 1 : id + 1;
     const outgoingParams = options?.onprogress ? this.#hooks.withProgressToken(params, id) : params;
@@ -162,6 +175,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         options,
         deadline: Number.POSITIVE_INFINITY,
         signal,
+        tag,
       };
       this.#pending.set(id, pending);
       pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
@@ -236,7 +250,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         return;
       case 'result': {
         const pending = this.#settle(classified.message.id);
-        if (pending) pending.resolve(classified.message.result);
+        if (pending) resolvePending(this.#resend, pending, classified.message.result);
         else this.#logger.debug(`dropped response for unknown or settled id ${classified.message.id}`);
         return;
       }

@@ -3,7 +3,7 @@
  * report restarts the timeout, a total budget caps it) and the errors it can end with locally.
  */
 import { LocalError } from './errors.js';
-import type { FailedRequest, Params, RequestOptions, Result } from './incoming.js';
+import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
 
 export interface Pending {
   readonly method: string;
@@ -17,6 +17,8 @@ export interface Pending {
   deadline: number;
   /** The caller's cancellation signal, watched while the request is pending. */
   readonly signal: AbortSignal | undefined;
+  /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
+  readonly tag: unknown;
 }
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
@@ -47,16 +49,45 @@ export function cancelledError(method: string, reason: unknown): LocalError {
   return new LocalError('cancelled', `request ${method} cancelled: ${detail}`, { cause: reason });
 }
 
-/** Sends a request again under a new id (the connection's own send). */
-export type Resend = (method: string, params: Params, options?: RequestOptions) => Promise<Result>;
-
-function failedRequest(
+/** Sends a request again under a new id (the connection's own send), with the same tag. */
+export type Resend = (
   method: string,
   params: Params,
   options: RequestOptions | undefined,
+  tag: unknown,
+) => Promise<Result>;
+
+function sentRequest(
+  method: string,
+  params: Params,
+  options: RequestOptions | undefined,
+  tag: unknown,
+  startedAt: number,
   resend: Resend,
-): FailedRequest {
-  return { method, params, options, resend: (again, next) => resend(method, again, next) };
+): SentRequest {
+  return {
+    method,
+    params,
+    options,
+    tag,
+    startedAt,
+    resend: (again, next) => resend(method, again, next, tag),
+  };
+}
+
+/** Ends a request taken off the table with its result, or with what its `onresult` makes of it. */
+export function resolvePending(resend: Resend, pending: Pending, result: Result): void {
+  const onresult = pending.options?.onresult;
+  if (onresult === undefined) {
+    pending.resolve(result);
+    return;
+  }
+  try {
+    const { method, params, options, tag, startedAt } = pending;
+    pending.resolve(onresult(result, sentRequest(method, params, options, tag, startedAt, resend)));
+  } catch (thrown) {
+    pending.reject(thrown);
+  }
 }
 
 /** Ends a request taken off the table with `error`, or with what its `onfailure` makes of it. */
@@ -67,7 +98,8 @@ export function failPending(resend: Resend, pending: Pending, error: unknown): v
     return;
   }
   try {
-    pending.resolve(onfailure(error, failedRequest(pending.method, pending.params, pending.options, resend)));
+    const { method, params, options, tag, startedAt } = pending;
+    pending.resolve(onfailure(error, sentRequest(method, params, options, tag, startedAt, resend)));
   } catch (thrown) {
     pending.reject(thrown);
   }
@@ -79,11 +111,12 @@ export function failBeforeSending(
   method: string,
   params: Params,
   options: RequestOptions | undefined,
+  tag: unknown,
   resend: Resend,
 ): Promise<Result> {
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, failedRequest(method, params, options, resend))),
+    resolve(onfailure(error, sentRequest(method, params, options, tag, Date.now(), resend))),
   );
 }
