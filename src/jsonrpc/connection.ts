@@ -164,13 +164,12 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
       outgoingParams === undefined
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
-    return new Promise<Result>((resolve, reject) => {
+    return new Promise<Result>((resolve) => {
       const now = Date.now();
       const pending: Pending = {
         method,
         params: outgoingParams,
         resolve,
-        reject,
         startedAt: now,
         options,
         deadline: Number.POSITIVE_INFINITY,

@@ -9,8 +9,11 @@ export interface Pending {
   readonly method: string;
   /** What it was sent with: `RequestOptions.onfailure` may send it again. */
   readonly params: Params;
+  /**
+   * Settles the caller's promise; a failure resolves it with a rejected promise (`rejectPending`). The promise's
+   * `reject` is not kept: a function per request in flight, for the rare request that fails.
+   */
   readonly resolve: (result: Result | Promise<Result>) => void;
-  readonly reject: (error: unknown) => void;
   readonly startedAt: number;
   readonly options: RequestOptions | undefined;
   /** When it times out (epoch ms); Infinity when it never does. */
@@ -75,6 +78,11 @@ function sentRequest(
   };
 }
 
+/** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
+function rejectPending(pending: Pending, error: unknown): void {
+  pending.resolve(Promise.reject(error));
+}
+
 /** Ends a request taken off the table with its result, or with what its `onresult` makes of it. */
 export function resolvePending(resend: Resend, pending: Pending, result: Result): void {
   const onresult = pending.options?.onresult;
@@ -86,7 +94,7 @@ export function resolvePending(resend: Resend, pending: Pending, result: Result)
     const { method, params, options, tag, startedAt } = pending;
     pending.resolve(onresult(result, sentRequest(method, params, options, tag, startedAt, resend)));
   } catch (thrown) {
-    pending.reject(thrown);
+    rejectPending(pending, thrown);
   }
 }
 
@@ -94,14 +102,14 @@ export function resolvePending(resend: Resend, pending: Pending, result: Result)
 export function failPending(resend: Resend, pending: Pending, error: unknown): void {
   const onfailure = pending.options?.onfailure;
   if (onfailure === undefined) {
-    pending.reject(error);
+    rejectPending(pending, error);
     return;
   }
   try {
     const { method, params, options, tag, startedAt } = pending;
     pending.resolve(onfailure(error, sentRequest(method, params, options, tag, startedAt, resend)));
   } catch (thrown) {
-    pending.reject(thrown);
+    rejectPending(pending, thrown);
   }
 }
 

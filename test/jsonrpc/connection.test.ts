@@ -397,13 +397,15 @@ describe('Connection: onresult finishes a result, with the request tag', () => {
   it('what onresult throws, or the promise it returns rejecting, is the caller error', async () => {
     const peer = await rawPeer();
     open.push(peer.connection);
+    const badShape = new Error('bad shape');
     const thrown = peer.connection.request('ping', undefined, {
       onresult: () => {
-        throw new Error('bad shape');
+        throw badShape;
       },
     });
     await peer.send({ jsonrpc: '2.0', id: (await peer.next(1)).id, result: {} });
-    await expect(thrown).rejects.toThrow('bad shape');
+    // The very object thrown (a failure resolves the caller's promise with a rejected one, which it follows).
+    await expect(thrown).rejects.toBe(badShape);
     const later = peer.connection.request('ping', undefined, {
       onresult: () => Promise.reject(new Error('a later round failed')),
     });
