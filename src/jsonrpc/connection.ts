@@ -1,6 +1,6 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
-import { DeadlineTimer } from './deadlines.js';
+import { DeadlineTimer, NEVER, clockMs } from './deadlines.js';
 import {
   type Incoming,
   IncomingContext,
@@ -165,20 +165,20 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
     return new Promise<Result>((resolve) => {
-      const now = Date.now();
+      const now = clockMs();
       const pending: Pending = {
         method,
         params: outgoingParams,
         resolve,
         startedAt: now,
         options,
-        deadline: Number.POSITIVE_INFINITY,
+        deadline: NEVER,
         signal,
         tag,
       };
       this.#pending.set(id, pending);
       pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
-      if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
+      if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);
       if (signal) this.#signals.add(signal, id);
       const sendOptions =
         options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
@@ -208,6 +208,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   #expire(now: number): number {
     let next = Number.POSITIVE_INFINITY;
     for (const [id, pending] of this.#pending) {
+      if (pending.deadline === NEVER) continue;
       if (pending.deadline > now) {
         next = Math.min(next, pending.deadline);
         continue;
@@ -222,7 +223,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.release();
+    if (pending.deadline !== NEVER) this.#deadlines.release();
     if (pending.signal) this.#signals.delete(pending.signal, id);
     return pending;
   }
@@ -298,7 +299,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(token);
     const onprogress = pending?.options?.onprogress;
     if (!pending || !onprogress) return;
-    if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== Number.POSITIVE_INFINITY) {
+    if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== NEVER) {
       pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
       this.#deadlines.move(pending.deadline);
     }

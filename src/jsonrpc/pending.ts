@@ -2,6 +2,7 @@
  * An outgoing request waiting for its response, as the connection tracks it: when it times out (a progress
  * report restarts the timeout, a total budget caps it) and the errors it can end with locally.
  */
+import { NEVER, epochOf, clockMs } from './deadlines.js';
 import { LocalError } from './errors.js';
 import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
 
@@ -14,9 +15,10 @@ export interface Pending {
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
    */
   readonly resolve: (result: Result | Promise<Result>) => void;
+  /** When it was sent (`clockMs` ms). */
   readonly startedAt: number;
   readonly options: RequestOptions | undefined;
-  /** When it times out (epoch ms); Infinity when it never does. */
+  /** When it times out (`clockMs` ms); NEVER when it never does. */
   deadline: number;
   /** The caller's cancellation signal, watched while the request is pending. */
   readonly signal: AbortSignal | undefined;
@@ -25,13 +27,13 @@ export interface Pending {
 }
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
-export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = Date.now()): number {
+export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clockMs()): number {
   const timeoutMs = pending.options?.timeoutMs ?? defaultTimeoutMs;
   const maxTotal = pending.options?.maxTotalTimeoutMs;
   const remainingTotal =
     maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
   const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
-  return Number.isFinite(wait) ? now + wait : Number.POSITIVE_INFINITY;
+  return Number.isFinite(wait) ? now + wait : NEVER;
 }
 
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
@@ -65,6 +67,7 @@ function sentRequest(
   params: Params,
   options: RequestOptions | undefined,
   tag: unknown,
+  /** When it was sent (clockMs). */
   startedAt: number,
   resend: Resend,
 ): SentRequest {
@@ -73,7 +76,7 @@ function sentRequest(
     params,
     options,
     tag,
-    startedAt,
+    startedAt: epochOf(startedAt),
     resend: (again, next) => resend(method, again, next, tag),
   };
 }
@@ -125,6 +128,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, sentRequest(method, params, options, tag, Date.now(), resend))),
+    resolve(onfailure(error, sentRequest(method, params, options, tag, clockMs(), resend))),
   );
 }
