@@ -12,11 +12,13 @@ import {
   type RunResult,
   type RunStopReason,
   type ToolCallRecord,
+  callRecord,
   eventStream,
 } from './events.js';
 import type { McpHost } from './host.js';
 import {
   type AgentMiddleware,
+  type ApprovalRecord,
   type ModelContext,
   type ModelMiddleware,
   type Next,
@@ -36,7 +38,7 @@ import type {
   Usage,
 } from './model.js';
 import { runLimited } from './pool.js';
-import { inertSignal } from './run-signal.js';
+import { RunSignals } from './run-signal.js';
 import { isoNow } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
@@ -120,6 +122,8 @@ export class Agent {
   readonly #toolSearch: ToolSearch | undefined;
   /** Each running run's loaded tools, by runId, for `search_tools` at the pipeline's end. */
   readonly #loadedByRun = new Map<string, Set<string>>();
+  /** The signals of runs started without one. */
+  readonly #runSignals = new RunSignals();
 
   readonly #options: AgentOptions;
 
@@ -150,8 +154,9 @@ export class Agent {
     };
     this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
     // The approval gate is the innermost layer: it sees arguments other middleware produced.
-    const end = (context: ToolContext) => executeTool(context, execution);
-    this.#callTool = compose(toolLayers, (context) => this.gate.guard(context, end));
+    const end = (context: ToolContext, approval?: ApprovalRecord) =>
+      executeTool(context, execution, approval);
+    this.#callTool = compose(toolLayers, (context) => this.gate.pass(context, end));
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
@@ -213,7 +218,7 @@ export class Agent {
       runId: randomUUID(),
       started: Date.now(),
       step: 0,
-      signal: options.signal ?? inertSignal(),
+      signal: options.signal ?? this.#runSignals.take(),
       emit: options.onEvent,
       messages,
       records: [],
@@ -347,37 +352,24 @@ export class Agent {
   /** One call through the tool pipeline; chained rather than async, as every call of every turn takes it. */
   #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
-    const tool = this.#options.host.registry.get(call.name, state.groups);
-    const server = tool?.server ?? null;
-    const mcpName = tool?.mcpName ?? null;
-    state.emit?.({ type: 'tool_call', step, call, server, mcpName });
-    const startedAt = isoNow();
-    const started = performance.now();
-    const context: ToolContext = {
-      runId: state.runId,
+    const { runId, signal, groups } = state;
+    const tool = this.#options.host.registry.get(call.name, groups);
+    state.emit?.({
+      type: 'tool_call',
       step,
       call,
-      tool,
-      arguments: call.arguments,
-      signal: state.signal,
-      ...(state.groups === undefined ? {} : { groups: state.groups }),
-    };
+      server: tool?.server ?? null,
+      mcpName: tool?.mcpName ?? null,
+    });
+    const startedAt = isoNow();
+    const started = performance.now();
+    // Literals of their own rather than a conditional spread: no throwaway object per call.
+    const context: ToolContext =
+      groups === undefined
+        ? { runId, step, call, tool, arguments: call.arguments, signal }
+        : { runId, step, call, tool, arguments: call.arguments, signal, groups };
     return this.#callTool(context).then((outcome) => {
-      const record: ToolCallRecord = {
-        id: call.id,
-        step,
-        llmName: call.name,
-        server,
-        mcpName,
-        arguments: outcome.arguments ?? call.arguments,
-        status: outcome.status,
-        isError: outcome.result.isError === true,
-        result: outcome.result,
-        approval: outcome.approval ?? null,
-        ...(outcome.error ? { error: outcome.error } : {}),
-        startedAt,
-        durationMs: Math.round(performance.now() - started),
-      };
+      const record = callRecord(call, step, tool, outcome, startedAt, performance.now() - started);
       state.emit?.({ type: 'tool_result', record });
       return record;
     });

@@ -95,10 +95,23 @@ export class ApprovalGate {
 
   /**
    * The gate in front of `end`: a call it admits goes on to `end` with the decision as `context.approval`, a denied
-   * one ends here. `end` reports the decision in its outcome itself (the agent's executeTool does), so the agent's
-   * pipeline spends no reaction of its own on it; `middleware` adds it for any other `next`.
+   * one ends here. `end` reports the decision in its outcome itself, so the pipeline spends no reaction of its own
+   * on it; `middleware` adds it for any other `next`.
    */
   guard(context: ToolContext, end: Next<ToolContext, ToolOutcome>): Promise<ToolOutcome> {
+    return this.pass(context, (admitted, approval) =>
+      end(approval ? Object.assign({}, admitted, { approval }) : admitted),
+    );
+  }
+
+  /**
+   * As `guard`, with the decision handed to `end` beside the context instead of in a copy of it (the agent's
+   * own pipeline end, executeTool, takes it so): no object copied per call.
+   */
+  pass(
+    context: ToolContext,
+    end: (context: ToolContext, approval?: ApprovalRecord) => Promise<ToolOutcome>,
+  ): Promise<ToolOutcome> {
     // Calls that cannot run (unknown tool, unparsable arguments) fail further in without bothering anyone.
     if (!context.tool || context.call.invalidArguments) return end(context);
     // Most calls are decided without asking anyone: no promise and no extra turn of the microtask queue.
@@ -111,12 +124,12 @@ export class ApprovalGate {
 
   #admit(
     context: ToolContext,
-    end: Next<ToolContext, ToolOutcome>,
+    end: (context: ToolContext, approval?: ApprovalRecord) => Promise<ToolOutcome>,
     approval: ApprovalRecord,
   ): Promise<ToolOutcome> {
     if (approval.decision === 'denied')
       return Promise.resolve(deniedOutcome(approval.reason ?? 'not approved', approval));
-    return end(Object.assign({}, context, { approval }));
+    return end(context, approval);
   }
 
   async decide(context: ToolContext, tool: RegisteredTool): Promise<ApprovalRecord> {

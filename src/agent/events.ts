@@ -6,8 +6,8 @@ import type { CallToolResult } from '../mcp/types.js';
 import type { ApprovalRequest } from './approval.js';
 import type { TaskUpdate } from './client-surface.js';
 import type { ChatMessage, ModelResponse, ToolCall, Usage } from './model.js';
-import type { ApprovalRecord, ToolStatus } from './middleware.js';
-import type { RegistryChange } from './registry.js';
+import type { ApprovalRecord, ToolOutcome, ToolStatus } from './middleware.js';
+import type { RegisteredTool, RegistryChange } from './registry.js';
 
 /** One tool call of a run, as the transcript records it. */
 export interface ToolCallRecord {
@@ -29,6 +29,33 @@ export interface ToolCallRecord {
   readonly error?: { readonly message: string; readonly code?: number | string };
   readonly startedAt: string;
   readonly durationMs: number;
+}
+
+/** The record of a finished call: one literal, `error` added only to a failed call's. */
+export function callRecord(
+  call: ToolCall,
+  step: number,
+  tool: RegisteredTool | undefined,
+  outcome: ToolOutcome,
+  startedAt: string,
+  elapsedMs: number,
+): ToolCallRecord {
+  const record: { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] } = {
+    id: call.id,
+    step,
+    llmName: call.name,
+    server: tool?.server ?? null,
+    mcpName: tool?.mcpName ?? null,
+    arguments: outcome.arguments ?? call.arguments,
+    status: outcome.status,
+    isError: outcome.result.isError === true,
+    result: outcome.result,
+    approval: outcome.approval ?? null,
+    startedAt,
+    durationMs: Math.round(elapsedMs),
+  };
+  if (outcome.error) record.error = outcome.error;
+  return record;
 }
 
 /**

@@ -22,16 +22,30 @@ const DEFAULT_MAX_IMAGE = 4 * 1024 * 1024;
 
 /** The tool message the model reads for a call: its text when the result is all text, its parts otherwise. */
 export function toolResultMessage(record: ToolCallRecord, limits: ResultLimits | undefined): ChatMessage {
-  const parts = toResultParts(record.result, limits);
-  let content: string | ContentPart[];
-  if (parts.length === 1 && parts[0]!.type === 'text') content = parts[0]!.text;
-  else if (parts.every((p) => p.type === 'text'))
-    content = parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
-  else content = parts;
+  const content = loneText(record.result, limits) ?? partsContent(toResultParts(record.result, limits));
   const { id: toolCallId, llmName: name } = record;
   return record.isError
     ? { role: 'tool', toolCallId, name, content, isError: true }
     : { role: 'tool', toolCallId, name, content };
+}
+
+/**
+ * The text of a result that is one text block within the limit (most tool results): what toResultParts would
+ * reduce to, without building the parts. A text part makes `structuredContent` go unsent, as there.
+ */
+function loneText(result: CallToolResult, limits: ResultLimits | undefined): string | undefined {
+  const { content } = result;
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const block = content[0];
+  if (block?.type !== 'text' || typeof block.text !== 'string') return undefined;
+  return block.text.length <= (limits?.maxTextChars ?? DEFAULT_MAX_TEXT) ? block.text : undefined;
+}
+
+function partsContent(parts: ContentPart[]): string | ContentPart[] {
+  if (parts.length === 1 && parts[0]!.type === 'text') return parts[0]!.text;
+  if (parts.every((p) => p.type === 'text'))
+    return parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+  return parts;
 }
 
 export function toResultParts(result: CallToolResult, limits: ResultLimits = {}): ContentPart[] {

@@ -12,6 +12,51 @@ import type { TaskUpdate, ToolCallOptions } from './client-surface.js';
 
 const NO_OPTIONS: ToolCallOptions = Object.freeze({});
 
+type TaskStatusUpdate = { taskId: string; status: TaskUpdate['status']; statusMessage?: string };
+
+/**
+ * One call's options for TasksClient: what it reads of the caller's, and each task status reported to the host
+ * and the caller. Methods on one object rather than a closure per call: TasksClient calls them as
+ * `options.ontask(...)`, and most calls never become tasks.
+ */
+class TaskCall implements TaskCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onprogress?: TaskCallOptions['onprogress'];
+  readonly #tool: string;
+  readonly #onTask: ((update: TaskUpdate) => void) | undefined;
+  readonly #ontask: ((update: TaskUpdate) => void) | undefined;
+
+  constructor(tool: string, onTask: ((update: TaskUpdate) => void) | undefined, options: ToolCallOptions) {
+    this.#tool = tool;
+    this.#onTask = onTask;
+    this.#ontask = options.ontask;
+    // Field by field: an object rest (`{ ontask, ...rest }`) takes V8's slow runtime path on every call.
+    if (options.signal) this.signal = options.signal;
+    if (options.timeoutMs !== undefined) this.timeoutMs = options.timeoutMs;
+    if (options.onprogress) this.onprogress = options.onprogress;
+  }
+
+  ontask(task: TaskStatusUpdate): void {
+    this.#report(task);
+  }
+
+  onstatus(task: TaskStatusUpdate): void {
+    this.#report(task);
+  }
+
+  #report(task: TaskStatusUpdate): void {
+    const update: TaskUpdate = {
+      tool: this.#tool,
+      taskId: task.taskId,
+      status: task.status,
+      ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+    };
+    this.#onTask?.(update);
+    this.#ontask?.(update);
+  }
+}
+
 /**
  * The same client, with `callTool` going through a TasksClient. Everything else is the client's own (bound to
  * it, since its state is private), so code holding it still sees an McpClient.
@@ -25,26 +70,7 @@ export function withTaskCalls(
   const callTool = (
     params: { name: string; arguments?: Record<string, unknown> },
     options: ToolCallOptions = NO_OPTIONS,
-  ): Promise<CallToolResult> => {
-    const { ontask } = options;
-    const report = (task: { taskId: string; status: TaskUpdate['status']; statusMessage?: string }) => {
-      const update: TaskUpdate = {
-        tool: params.name,
-        taskId: task.taskId,
-        status: task.status,
-        ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
-      };
-      onTask?.(update);
-      ontask?.(update);
-    };
-    // Only what TasksClient reads, field by field: an object rest (`{ ontask, ...rest }`) takes V8's slow
-    // runtime path on every call.
-    const taskOptions: TaskCallOptions = { ontask: report, onstatus: report };
-    if (options.signal) taskOptions.signal = options.signal;
-    if (options.timeoutMs !== undefined) taskOptions.timeoutMs = options.timeoutMs;
-    if (options.onprogress) taskOptions.onprogress = options.onprogress;
-    return tasks.callTool(params, taskOptions);
-  };
+  ): Promise<CallToolResult> => tasks.callTool(params, new TaskCall(params.name, onTask, options));
   return new Proxy(client, {
     get(target, property) {
       if (property === 'callTool') return callTool;

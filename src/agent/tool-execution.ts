@@ -8,7 +8,7 @@ import { watchCall } from './call-events.js';
 import type { AgentEvent } from './events.js';
 import type { McpHost } from './host.js';
 import type { CallToolResult } from '../mcp/types.js';
-import type { ToolContext, ToolOutcome } from './middleware.js';
+import type { ApprovalRecord, ToolContext, ToolOutcome } from './middleware.js';
 import { failureOutcome } from './results.js';
 import { SEARCH_TOOL_NAME, type ToolSearch } from './tool-search.js';
 
@@ -33,9 +33,14 @@ export interface ToolExecution {
 
 /**
  * The pipeline's end: the actual `tools/call` (or the reason it cannot happen). Not an async function: the
- * call's own promise is chained once into the outcome, the hot path of every turn.
+ * call's own promise is chained once into the outcome, the hot path of every turn. `approval`, the gate's
+ * decision (ApprovalGate.pass), goes into the outcome; `context.approval` when the gate ran as a middleware.
  */
-export function executeTool(context: ToolContext, execution: ToolExecution): Promise<ToolOutcome> {
+export function executeTool(
+  context: ToolContext,
+  execution: ToolExecution,
+  approval: ApprovalRecord | undefined = context.approval,
+): Promise<ToolOutcome> {
   const { call, tool } = context;
   if (!tool && call.name === SEARCH_TOOL_NAME && execution.toolSearch)
     return searchTools(context, execution.toolSearch, execution);
@@ -64,8 +69,6 @@ export function executeTool(context: ToolContext, execution: ToolExecution): Pro
     // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
     calling = Promise.reject(error);
   }
-  // The gate's decision rides in the outcome from here (see ApprovalGate.guard).
-  const { approval } = context;
   return calling.then(
     (result): ToolOutcome =>
       approval

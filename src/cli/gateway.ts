@@ -44,7 +44,6 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
     throw new UsageError(
       'gateway.perPrincipal needs an upstreamCredentials hook: give the servers "tokenExchange", or serve it with createGateway from agentforge/gateway',
     );
-  const exchanging = config.servers.some((s) => s.tokenExchange);
   const logger = stderrLogger(values.verbose);
   const gateway = await createGateway({
     config,
@@ -69,7 +68,7 @@ export async function gatewayCommand(argv: string[], signal: AbortSignal): Promi
     const listening = await listenGateway(gateway, {
       port: port ?? settings.listen?.port ?? DEFAULT_PORT,
       host,
-      ...(settings.auth ? { auth: authGuard(settings.auth, exchanging) } : {}),
+      ...(settings.auth ? { auth: authGuard(settings.auth) } : {}),
     });
     process.stdout.write(`${JSON.stringify({ url: listening.url, groups: gateway.groups })}\n`);
     const watching = watchConfig(path, async () => {
@@ -108,8 +107,8 @@ function gatewayOptions(settings: GatewaySettings) {
   };
 }
 
-/** `exchanging`: keep each caller's token for the token exchanges (the gateway hides it from handlers). */
-function authGuard(auth: NonNullable<GatewaySettings['auth']>, exchanging: boolean) {
+/** The downstream guard of `gateway.auth`; each caller's token is kept for token exchanges (hidden from handlers). */
+function authGuard(auth: NonNullable<GatewaySettings['auth']>) {
   return (url: string) => {
     const resource = auth.resource ?? url;
     const verifier = new JwtVerifier({
@@ -121,7 +120,9 @@ function authGuard(auth: NonNullable<GatewaySettings['auth']>, exchanging: boole
       resource,
       authorizationServers: [auth.issuer],
       verifier,
-      ...(exchanging ? { exposeToken: true } : {}),
+      // Kept for a token exchange, by a server that has `tokenExchange` now or after a reload; listenGateway
+      // takes it off what handlers, policies and audit see (src/gateway/subject-token.ts).
+      exposeToken: true,
       ...(auth.requiredScopes ? { requiredScopes: auth.requiredScopes } : {}),
     });
   };

@@ -135,6 +135,11 @@ export class Exchange {
     return key;
   }
 
+  /** Whether the upstream asked for input: its result then depends on answers no cache key holds. */
+  get asked(): boolean {
+    return this.#sequence > 0;
+  }
+
   progress(progress: { progress: number; total?: number; message?: string }): void {
     void this.context.progress(progress.progress, progress.total, progress.message);
   }

@@ -139,9 +139,13 @@ export class Forwarder {
       return cached;
     }
     let upstream: McpClient | undefined;
+    let round: Exchange | undefined;
+    // Taken before the request leaves: an update notified while it is in flight makes its answer stale.
+    const sentAt = Date.now();
     const result = await this.#protocolErrors(full.server, () =>
       this.#run(full, context, { uri: full.name }, (exchange, client) => {
         upstream = client ?? this.#shared(full.server);
+        round = exchange;
         return upstream.readResource(
           { uri: full.upstreamName },
           {
@@ -153,9 +157,12 @@ export class Forwarder {
         );
       }),
     );
-    // Not awaited: the caller has its answer; a store that fails was warned about and is a later miss.
-    if (upstream)
-      void reads.store(full.server, full.upstreamName, context.principal, upstream.protocolVersion, result);
+    // Not awaited: the caller has its answer; a store that fails was warned about and is a later miss. A read
+    // that asked for input is not stored (server/utilities/caching: MRTR retries MUST NOT be cached).
+    if (upstream && !round?.asked) {
+      const stored = { server: full.server, uri: full.upstreamName, principal: context.principal, sentAt };
+      void reads.store(stored, upstream.protocolVersion, result);
+    }
     return result;
   }
 
@@ -190,9 +197,14 @@ export class Forwarder {
    * The connection a server's requests for `principal` go on: the caller's own (per-principal servers) or the
    * shared one. Task requests use it too, whichever instance handed the task out.
    */
-  async connectionFor(server: string, principal: string | undefined): Promise<McpClient | undefined> {
+  async connectionFor(
+    server: string,
+    principal: string | undefined,
+    auth?: unknown,
+  ): Promise<McpClient | undefined> {
     return (
-      (await this.#clientFor(server, principal)) ?? (this.#deps.host.client(server) as McpClient | undefined)
+      (await this.#clientFor(server, principal, auth)) ??
+      (this.#deps.host.client(server) as McpClient | undefined)
     );
   }
 

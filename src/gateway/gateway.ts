@@ -23,7 +23,7 @@ import { InMemoryResponseCache, ReadCache } from './response-cache.js';
 import { InMemoryTaskRouteStore } from './shared-state.js';
 import { TaskRelay } from './tasks.js';
 import { RateLimiter, type RateLimits, ToolPolicy } from './governance.js';
-import { exchangeCredentials } from './token-exchange.js';
+import { exchangeCredentials, perPrincipalServers } from './token-exchange.js';
 import { PrincipalPool, type UpstreamAsk, gatewayConnector } from './upstreams.js';
 import type { Collision, GatewayOptions } from './options.js';
 
@@ -47,6 +47,9 @@ export class Gateway {
   readonly #logger: Logger;
   readonly #collisions: Collision[] = [];
   readonly #tasks: TaskRelay;
+  readonly #reads: ReadCache;
+  /** One set every part reads: a reload that gives a server `tokenExchange` makes it per-principal at once. */
+  readonly #perPrincipal = new Set<string>();
   #syncing: Promise<void> = Promise.resolve();
   #pendingSync = false;
   #closed = false;
@@ -61,11 +64,18 @@ export class Gateway {
     this.#initialPolicy = new ToolPolicy(options.policies);
     this.#governance = { policy: this.#initialPolicy, limiter: this.#limiter(options.rateLimits) };
     let forwarder: Forwarder | undefined;
-    const perPrincipal = new Set(options.perPrincipal ?? []);
+    const perPrincipal = this.#perPrincipal;
+    for (const server of perPrincipalServers(options.config.servers, options.perPrincipal))
+      perPrincipal.add(server);
+    this.#reads = new ReadCache(
+      options.shared?.responseCache ?? new InMemoryResponseCache(),
+      perPrincipal,
+      this.#logger,
+    );
     this.#tasks = new TaskRelay(
       host,
       options.shared?.taskRoutes ?? new InMemoryTaskRouteStore(),
-      async (server, principal) => forwarder?.connectionFor(server, principal),
+      async (server, principal, auth) => forwarder?.connectionFor(server, principal, auth),
     );
     forwarder = new Forwarder({
       host,
@@ -76,17 +86,13 @@ export class Gateway {
       audit: options.audit,
       logger: this.#logger,
       tasks: this.#tasks,
-      reads: new ReadCache(
-        options.shared?.responseCache ?? new InMemoryResponseCache(),
-        perPrincipal,
-        this.#logger,
-      ),
+      reads: this.#reads,
     });
     this.#catalog = new Catalog(host, forwarder, {
       prefix: options.prefix !== false,
       logger: this.#logger,
       onCollision: (kind, wanted, given, server) => this.#collided({ kind, wanted, given, server }),
-      perPrincipal: new Set(options.perPrincipal ?? []),
+      perPrincipal,
     });
     this.#addEndpoint(undefined);
     for (const group of groupsOf(options.config)) this.#addEndpoint(group);
@@ -143,6 +149,9 @@ export class Gateway {
       );
     this.#governance.policy = policy;
     this.#governance.limiter = this.#limiter(settings.rateLimits);
+    this.#perPrincipal.clear();
+    for (const server of perPrincipalServers(config.servers, this.#options.perPrincipal))
+      this.#perPrincipal.add(server);
     await this.host.reconfigure(config);
     for (const group of groupsOf(config)) if (!this.#endpoints.has(group)) this.#addEndpoint(group);
     const names = new Set([...before, ...config.servers.map((s) => s.name)]);
@@ -153,6 +162,7 @@ export class Gateway {
 
   /** Relays an upstream's resources/updated to every endpoint's subscribers, under the URI it serves there. */
   resourceUpdated(server: string, uri: string): void {
+    this.#reads.invalidate(server, uri);
     const served = this.#catalog.uriFor(server, uri);
     for (const endpoint of this.#endpoints.values()) endpoint.server.notifyResourceUpdated(served);
   }
@@ -303,14 +313,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   checkPrefix(config, options.prefix);
   let gateway: Gateway | undefined;
-  // Servers with `tokenExchange` in mcp.json are per-principal, their credentials exchanged tokens.
-  const upstream = exchangeCredentials(
+  // Servers with `tokenExchange` in mcp.json (now or after a reload) are per-principal, their credentials
+  // exchanged tokens; the others listed in `perPrincipal` get the hook's.
+  if ((options.perPrincipal?.length ?? 0) > 0 && !options.upstreamCredentials)
+    throw new Error('perPrincipal servers need an upstreamCredentials hook');
+  const credentials = exchangeCredentials(
     () => gateway?.host.config.servers ?? config.servers,
-    options.perPrincipal,
     options.upstreamCredentials,
   );
-  if (upstream.perPrincipal.length > 0 && !upstream.credentials)
-    throw new Error('perPrincipal servers need an upstreamCredentials hook');
   const bridge = new Bridge({
     ...(options.inputTimeoutMs === undefined ? {} : { parkMs: options.inputTimeoutMs }),
     ...(options.shared?.bus ? { bus: options.shared.bus } : {}),
@@ -329,23 +339,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       bridge.exchangeFor(connection)?.log(params.level as never, params.data, params.logger),
     resourceUpdated: (server: string, uri: string) => gateway?.resourceUpdated(server, uri),
   };
-  const pool =
-    upstream.credentials && upstream.perPrincipal.length > 0
-      ? new PrincipalPool({
-          credentials: upstream.credentials,
-          ask,
-          events,
-          logger: options.logger ?? silentLogger,
-          ...(options.upstreamMiddleware ? { middleware: options.upstreamMiddleware } : {}),
-        })
-      : undefined;
+  const pool = new PrincipalPool({
+    credentials,
+    ask,
+    events,
+    logger: options.logger ?? silentLogger,
+    ...(options.upstreamMiddleware ? { middleware: options.upstreamMiddleware } : {}),
+  });
   const host = await McpHost.start(config, {
     ...options.upstream,
     connector: gatewayConnector(events, ask, options.upstreamMiddleware),
     ...(options.prefix === false ? { namer: (_server: string, tool: string) => tool } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  gateway = new Gateway(host, bridge, pool, { ...options, perPrincipal: upstream.perPrincipal });
+  gateway = new Gateway(host, bridge, pool, options);
   await gateway.start();
   return gateway;
 }

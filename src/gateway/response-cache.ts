@@ -3,8 +3,9 @@
  * an intermediary: a result is fresh for its `ttlMs`; `cacheScope: "public"` may be served to any caller,
  * `"private"` only within the authorization context it was made for (here: the principal), and caches MUST
  * NOT be shared across authorization contexts. A result without hints (ttlMs 0 or absent, an earlier
- * revision's upstream) is not cached. The store is an interface: this process's memory by default, Redis
- * (agentforge/redis) for several gateway instances.
+ * revision's upstream) is not cached. An upstream's notifications/resources/updated makes what is cached for
+ * that URI stale at once ("Interaction with Notifications"). The store is an interface: this process's memory
+ * by default, Redis (agentforge/redis) for several gateway instances.
  */
 import { compareVersions } from '../mcp/revisions.js';
 import type { ReadResourceResult } from '../mcp/types.js';
@@ -100,6 +101,17 @@ const CACHING_SINCE = '2026-07-28';
 
 /** Longest time a response is kept, whatever its upstream says (a hint, not an obligation to keep it). */
 const MAX_TTL_MS = 24 * 60 * 60 * 1000;
+/** Resources whose last update time is kept; past it the oldest is forgotten (its entries live out their TTL). */
+const MAX_UPDATED = 10_000;
+
+/** One upstream read to store: whose it was, and when it was sent (an update after that makes it stale). */
+export interface StoredRead {
+  readonly server: string;
+  readonly uri: string;
+  readonly principal: string | undefined;
+  /** Epoch ms at which the request left for the upstream. */
+  readonly sentAt: number;
+}
 
 /**
  * The forwarder's use of a ResponseCache: which key a read has for a caller, what may be stored, and a store
@@ -109,6 +121,12 @@ export class ReadCache {
   readonly #cache: ResponseCache;
   readonly #perPrincipal: ReadonlySet<string>;
   readonly #logger: Logger;
+  /**
+   * When each resource was last notified as updated, by this process's own upstream connections. Every
+   * instance sharing a store subscribes upstream itself, so each learns of an update without a message
+   * between instances; an entry written before the update is stale wherever it is read.
+   */
+  readonly #updated = new Map<string, number>();
   #failing = false;
 
   constructor(cache: ResponseCache, perPrincipal: ReadonlySet<string>, logger: Logger) {
@@ -131,8 +149,9 @@ export class ReadCache {
     const keys: Array<[Scope, string]> = [['private', keyOf('private', server, uri, principal)]];
     if (!this.#perPrincipal.has(server)) keys.unshift(['public', keyOf('public', server, uri, principal)]);
     const found = await this.#guard(() => Promise.all(keys.map(([, key]) => this.#cache.get(key))));
+    const updated = this.#updated.get(resourceKey(server, uri)) ?? 0;
     for (const [index, entry] of (found ?? []).entries()) {
-      const result = entry && readStored(entry.value, keys[index]![0]);
+      const result = entry && readStored(entry.value, keys[index]![0], updated);
       if (result)
         return { ...result, ttlMs: Math.max(1, Math.floor(entry.ttlMs)), cacheScope: keys[index]![0] };
     }
@@ -143,14 +162,10 @@ export class ReadCache {
    * Stores an upstream's read when its hints allow: ttlMs above 0, a complete result, from an upstream speaking
    * a revision that defines the hints (a field of that name from an earlier one means nothing).
    */
-  async store(
-    server: string,
-    uri: string,
-    principal: string | undefined,
-    protocolVersion: string,
-    result: ReadResourceResult,
-  ): Promise<void> {
+  async store(read: StoredRead, protocolVersion: string, result: ReadResourceResult): Promise<void> {
+    const { server, uri, principal, sentAt } = read;
     if (compareVersions(protocolVersion, CACHING_SINCE) < 0) return;
+    if (sentAt <= (this.#updated.get(resourceKey(server, uri)) ?? 0)) return;
     if (!isRecord(result) || !Array.isArray(result.contents)) return;
     const { ttlMs, cacheScope, resultType } = result as {
       ttlMs?: unknown;
@@ -165,7 +180,16 @@ export class ReadCache {
     const { ttlMs: _ttl, cacheScope: _scope, ...stored } = result as Record<string, unknown>;
     const key = keyOf(scope, server, uri, principal);
     const ttl = Math.min(Math.floor(ttlMs), MAX_TTL_MS);
-    await this.#guard(() => this.#cache.set(key, JSON.stringify({ scope, result: stored }), ttl));
+    const value = JSON.stringify({ scope, at: sentAt, result: stored });
+    await this.#guard(() => this.#cache.set(key, value, ttl));
+  }
+
+  /** The upstream notified that `uri` changed: every entry for it, any scope or principal, is stale from now. */
+  invalidate(server: string, uri: string): void {
+    const key = resourceKey(server, uri);
+    this.#updated.delete(key);
+    if (this.#updated.size >= MAX_UPDATED) this.#updated.delete(this.#updated.keys().next().value!);
+    this.#updated.set(key, Date.now());
   }
 
   /** A failing store is a miss; warned about once until it works again. */
@@ -187,8 +211,15 @@ function keyOf(scope: Scope, server: string, uri: string, principal: string | un
   return JSON.stringify(scope === 'public' ? [scope, server, uri] : [scope, principal ?? null, server, uri]);
 }
 
-/** A stored read from untrusted text (another process may have written it): undefined unless well-formed. */
-function readStored(text: string, scope: Scope): ReadResourceResult | undefined {
+function resourceKey(server: string, uri: string): string {
+  return `${server}\u0000${uri}`;
+}
+
+/**
+ * A stored read from untrusted text (another process may have written it): undefined unless well-formed and
+ * sent after the resource's last update.
+ */
+function readStored(text: string, scope: Scope, updated: number): ReadResourceResult | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -196,6 +227,7 @@ function readStored(text: string, scope: Scope): ReadResourceResult | undefined 
     return undefined;
   }
   if (!isRecord(parsed) || parsed.scope !== scope || !isRecord(parsed.result)) return undefined;
+  if (typeof parsed.at !== 'number' || parsed.at <= updated) return undefined;
   const result = parsed.result;
   if (!Array.isArray(result.contents) || !result.contents.every(isRecord)) return undefined;
   return result as unknown as ReadResourceResult;

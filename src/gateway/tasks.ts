@@ -38,9 +38,11 @@ export interface TaskRoute {
 }
 
 /** The upstream connection a route's requests go on: the shared one, or the principal's own. */
+/** `auth`: the caller's, whose kept token a token exchange may need to open (or renew) the connection. */
 export type TaskConnection = (
   server: string,
   principal: string | undefined,
+  auth?: unknown,
 ) => Promise<McpClient | undefined>;
 
 /** The marker a relayed tools/call carries as `ctx.task`: where the forwarder leaves a CreateTaskResult. */
@@ -188,7 +190,7 @@ export class TaskRelay {
       throw invalidParams('taskId must be a non-empty string');
     const route = await this.#routes.get(taskId);
     if (!route || route.principal !== ctx.principal) throw invalidParams('Unknown task');
-    const client = await this.#connection(route.server, route.principal);
+    const client = await this.#connection(route.server, route.principal, ctx.auth);
     if (!client) throw new RpcError(McpErrorCode.InternalError, `upstream ${route.server} is not connected`);
     const { _meta: _, ...rest } = params ?? {};
     const result = await client.request(

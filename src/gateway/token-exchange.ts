@@ -4,10 +4,11 @@
  * gateway's client authentication, and the token issued for the upstream (`resource`/`audience`) goes upstream
  * as `Authorization: Bearer`. One token per (server, principal), kept until shortly before it expires; a refused
  * exchange refuses that caller, with no fallback to a shared connection or anyone else's token. No token is
- * ever logged or put in an error message.
+ * ever logged or put in an error message. The token endpoint's response is size-capped like any OAuth response.
  */
 import * as oauth from 'oauth4webapi';
 import type { ServerConfig, ServerTokenExchangeConfig } from '../agent/config.js';
+import { cappedFetch } from '../auth/client/network.js';
 import type { UpstreamCaller, UpstreamCredentials, UpstreamCredentialsHook } from './upstreams.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -83,6 +84,8 @@ export class TokenExchanger {
         {
           // Config validation allows http only on loopback.
           [oauth.allowInsecureRequests]: true,
+          // The endpoint's answer is read against a cap before it is parsed, and redirects are not followed.
+          [oauth.customFetch]: cappedFetch(),
           signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS),
         },
       );
@@ -113,26 +116,29 @@ function exchangeError(endpoint: string, error: unknown): Error {
 }
 
 /**
- * The gateway's credentials hook and per-principal servers: every server with `tokenExchange` gets exchanged
- * tokens; the others in `perPrincipal` get what `hook` gives.
+ * The servers whose connections are each principal's own: those `perPrincipal` lists (credentials from code)
+ * and every enabled server with `tokenExchange`. Asked again on each reload.
+ */
+export function perPrincipalServers(
+  servers: readonly ServerConfig[],
+  perPrincipal: readonly string[] | undefined,
+): string[] {
+  const exchanged = servers.filter((s) => s.tokenExchange && s.enabled).map((s) => s.name);
+  return [...new Set([...(perPrincipal ?? []), ...exchanged])];
+}
+
+/**
+ * The gateway's credentials hook: a server with `tokenExchange` in the config as it is now gets exchanged
+ * tokens; any other gets what `hook` gives.
  */
 export function exchangeCredentials(
   servers: () => readonly ServerConfig[],
-  perPrincipal: readonly string[] | undefined,
   hook: UpstreamCredentialsHook | undefined,
   exchanger = new TokenExchanger(),
-): { perPrincipal: string[]; credentials: UpstreamCredentialsHook | undefined } {
-  const exchanged = servers()
-    .filter((s) => s.tokenExchange && s.enabled)
-    .map((s) => s.name);
-  const all = [...new Set([...(perPrincipal ?? []), ...exchanged])];
-  if (exchanged.length === 0) return { perPrincipal: all, credentials: hook };
-  return {
-    perPrincipal: all,
-    credentials: (principal, server, caller) => {
-      const config = servers().find((s) => s.name === server);
-      if (config?.tokenExchange) return exchanger.credentials(config, principal, caller);
-      return hook?.(principal, server, caller);
-    },
+): UpstreamCredentialsHook {
+  return (principal, server, caller) => {
+    const config = servers().find((s) => s.name === server);
+    if (config?.tokenExchange) return exchanger.credentials(config, principal, caller);
+    return hook?.(principal, server, caller);
   };
 }

@@ -155,6 +155,39 @@ describe('the loop around tools', () => {
     expect(contextSignals[1]).toBe(controller.signal);
   });
 
+  it("a run's own signal left with a listener on it is not handed to the next run; one nobody listens on is", async () => {
+    await using fake = await startFakeProvider('openai', (_body, _request, index) =>
+      index % 2 === 0
+        ? { toolCalls: [{ name: 'weather__get_weather', arguments: { location: 'Beijing' } }] }
+        : { text: 'done' },
+    );
+    await using host = await McpHost.start(config({ weather: stdio(WEATHER) }), {});
+    const signals: AbortSignal[] = [];
+    let listen = false;
+    const agent = new Agent({
+      model: createModel(fake.spec('m'), fake.env),
+      host,
+      approval: { policy: 'all' },
+      middleware: [
+        beforeTool((context) => {
+          signals.push(context.signal);
+          // Never removed: a run's signal must not carry it into later runs.
+          if (listen) context.signal.addEventListener('abort', () => {});
+          return undefined;
+        }),
+      ],
+    });
+    for (const listening of [false, false, true, false]) {
+      listen = listening;
+      expect((await agent.run('weather?')).toolCalls[0]?.status).toBe('ok');
+    }
+    expect(signals.every((signal) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
+    // Nothing listened on the first two runs' signal; the third left a listener, so the fourth has a new one.
+    expect(signals[1]).toBe(signals[0]);
+    expect(signals[2]).toBe(signals[1]);
+    expect(signals[3]).not.toBe(signals[2]);
+  });
+
   it('a tool that changes after approval is asked about again, with the diff', async () => {
     await using fake = await startFakeProvider('gemini', (body) => {
       const n = readToolResults('gemini', body).length;

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClient } from '../../src/client/client.js';
 import { EraCache } from '../../src/client/server-caches.js';
 import { EVERYTHING_SERVER } from '../client/helpers.js';
-import { type Running, startGateway, textOf } from './support.js';
+import { type Running, eventually, startGateway, textOf } from './support.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
@@ -41,6 +41,10 @@ beforeAll(async () => {
     modern: { command: process.execPath, args: [join(FIXTURES, 'stateless-only-server.mjs')] },
     legacy: { command: process.execPath, args: [join(FIXTURES, 'sdk1-server.mjs')] },
   });
+  // An upstream slower to start than the connect timeout (a loaded machine) joins later: wait for all three,
+  // and for the catalog to take in their lists.
+  await eventually(() => running.gateway.ready, 45_000);
+  await running.gateway.settled();
 }, 60_000);
 
 afterAll(async () => {

@@ -2,7 +2,8 @@
  * The gateway's response cache of forwarded resources/read, over real HTTP with real bearer tokens, in front
  * of a real upstream whose reads count themselves and carry 2026-07-28 hints: a public read is fetched once
  * for every principal, a private one once per principal, an entry expires with its ttlMs, ttlMs 0 or an
- * earlier-revision upstream is never cached, and a cached answer still passes the rate limits first.
+ * earlier-revision upstream is never cached, an upstream's resources/updated makes the cached read stale at
+ * once, and a cached answer still passes the rate limits first.
  */
 import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ let running: Running;
 let modern: Listening;
 let legacy: Listening;
 let own: Listening;
+let modernServer: McpServer;
 const reads = new Map<string, number>();
 const audit: GatewayAuditEntry[] = [];
 
@@ -43,6 +45,22 @@ function countingUpstream(): McpServer {
   resource('brief', { ttlMs: 400, cacheScope: 'public' });
   resource('stale', { ttlMs: 0, cacheScope: 'public' });
   resource('limited', { ttlMs: 60_000, cacheScope: 'public' });
+  resource('changing', { ttlMs: 60_000, cacheScope: 'public' });
+  // A read that depends on the caller's answer: its hints say public, but no cache key holds the answer.
+  server.registerResource(
+    'asking',
+    'count://asking',
+    { mimeType: 'text/plain', ttlMs: 60_000, cacheScope: 'public' },
+    async (uri, context) => {
+      const answer = await context.elicit({
+        message: 'City?',
+        requestedSchema: { type: 'object', properties: { city: { type: 'string' } } },
+      });
+      const n = (reads.get('asking') ?? 0) + 1;
+      reads.set('asking', n);
+      return { contents: [{ uri, mimeType: 'text/plain', text: `${String(answer.content?.city)} ${n}` }] };
+    },
+  );
   return server;
 }
 
@@ -67,7 +85,8 @@ beforeAll(async () => {
   const pair = await generateKeyPair('ES256');
   signingKey = pair.privateKey as CryptoKey;
   publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
-  modern = await countingUpstream().listen();
+  modernServer = countingUpstream();
+  modern = await modernServer.listen();
   legacy = await countingUpstream().listen();
   own = await countingUpstream().listen();
   running = await startGateway(
@@ -136,6 +155,35 @@ describe('the response cache of forwarded resources/read', () => {
     expect(await read(alice, 'up+count://brief')).toBe('brief read 1');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await read(alice, 'up+count://brief')).toBe('brief read 2');
+  });
+
+  it("drops a cached read as soon as the upstream notifies the resource's update", async () => {
+    const [alice, bob] = await Promise.all([as('alice'), as('bob')]);
+    expect(await read(alice, 'up+count://changing')).toBe('changing read 1');
+    expect(await read(bob, 'up+count://changing')).toBe('changing read 1');
+    // The gateway subscribes upstream to what it lists; the update reaches it on that subscription.
+    const relayed = new Promise<void>((resolve) => bob.on('resourceUpdated', () => resolve()));
+    await bob.subscribe({ resourceSubscriptions: ['up+count://changing'] }, () => {});
+    modernServer.notifyResourceUpdated('count://changing');
+    await relayed;
+    expect(await read(alice, 'up+count://changing')).toBe('changing read 2');
+    expect(await read(bob, 'up+count://changing')).toBe('changing read 2');
+    expect(reads.get('changing')).toBe(2);
+  });
+
+  it.each([
+    ['2026-07-28', 'Paris'],
+    ['2025-11-25', 'Oslo'],
+  ])('never caches a read that asked a %s caller for input', async (protocolVersion, city) => {
+    const client = await running.connect({
+      cache: false,
+      protocolVersion,
+      headers: { authorization: `Bearer ${await token('dora')}` },
+      handlers: { elicitation: async () => ({ action: 'accept', content: { city } }) },
+    });
+    const before = reads.get('asking') ?? 0;
+    expect(await read(client, 'up+count://asking')).toBe(`${city} ${before + 1}`);
+    expect(await read(client, 'up+count://asking')).toBe(`${city} ${before + 2}`);
   });
 
   it('never caches ttlMs 0, nor an earlier-revision upstream read', async () => {

@@ -357,3 +357,40 @@ describe('the subject token seam', () => {
     }
   }, 60_000);
 });
+
+describe('a reload that gives a server tokenExchange', () => {
+  it('makes the server per-principal from the next call, and a reload without it makes it shared again', async () => {
+    const machineToken = (await as.clientCredentials({ resource: upstream.url })).access_token;
+    const shared = { url: upstream.url, headers: { authorization: `Bearer ${machineToken}` } };
+    const exchange = {
+      tokenEndpoint: as.tokenEndpoint,
+      clientId: GATEWAY_CLIENT.clientId,
+      clientSecret: GATEWAY_CLIENT.clientSecret,
+    };
+    const inProcess = await createGateway({ config: parseConfig({ mcpServers: { files: shared } }) });
+    const listening = await listenGateway(inProcess, {
+      auth: bearerAuth({
+        resource: GATEWAY_RESOURCE,
+        authorizationServers: [as.issuer],
+        verifier: new JwtVerifier({ jwks: as.jwksUri, issuer: as.issuer, audience: [GATEWAY_RESOURCE] }),
+        exposeToken: true,
+      }),
+    });
+    const bob = await McpClient.connect(listening.url, {
+      eraCache: new EraCache(),
+      headers: { authorization: `Bearer ${await downstreamToken('bob')}` },
+    });
+    const whoami = async () => textOf(await bob.callTool({ name: 'files__whoami', arguments: {} }));
+    try {
+      expect(await whoami()).toBe('mcp-machine');
+      await inProcess.reload(parseConfig({ mcpServers: { files: { ...shared, tokenExchange: exchange } } }));
+      expect(await whoami()).toBe('bob-app');
+      await inProcess.reload(parseConfig({ mcpServers: { files: shared } }));
+      expect(await whoami()).toBe('mcp-machine');
+    } finally {
+      await bob.close();
+      await listening.close();
+      await inProcess.close();
+    }
+  }, 60_000);
+});

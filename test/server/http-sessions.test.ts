@@ -84,14 +84,20 @@ describe('handshake-era sessions (2025-03-26..2025-11-25)', () => {
     await initialize(h.url);
   });
 
-  it('caps sessions with 503 and expires idle ones', async () => {
-    h = await start({ maxSessions: 2, sessionIdleTimeoutMs: 150 });
-    const first = await initialize(h.url);
+  it('caps sessions with 503', async () => {
+    h = await start({ maxSessions: 2 });
+    await initialize(h.url);
     await initialize(h.url);
     const third = await post(h.url, INIT(), jsonHeaders());
     expect(third.status).toBe(503);
     expect(third.headers.get('mcp-session-id')).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
+
+  it('expires idle sessions, which frees their place under the cap', async () => {
+    // Apart from the cap test: on a loaded machine the idle timeout could fire between its initializes.
+    h = await start({ maxSessions: 1, sessionIdleTimeoutMs: 150 });
+    const first = await initialize(h.url);
+    await new Promise((resolve) => setTimeout(resolve, 600));
     expect(
       (await post(h.url, { jsonrpc: '2.0', id: 5, method: 'tools/list' }, sessionHeaders(first))).status,
     ).toBe(404);

@@ -137,10 +137,21 @@ export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024;
  * followed, and the body is read against a cap before the library parses it.
  */
 export function guardedFetch(policy: NetworkPolicy, signal?: AbortSignal): typeof fetch {
+  const capped = cappedFetch(signal);
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input);
     await policy.check(url);
-    const response = await fetch(url, {
+    return capped(url, init);
+  };
+}
+
+/**
+ * A fetch that never follows redirects and reads the whole body against {@link MAX_OAUTH_RESPONSE_BYTES}
+ * before anyone parses it: for endpoints the operator configured, where no address policy applies.
+ */
+export function cappedFetch(signal?: AbortSignal): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, {
       ...init,
       redirect: 'manual',
       signal:

@@ -48,8 +48,11 @@ function readTask(value: unknown): DetailedTask {
   return value as unknown as DetailedTask;
 }
 
-/** The request options of the tools/call that may start a task. */
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
+/** The request options of the tools/call that may start a task (none: one shared empty object). */
 function callOptionsOf(options: TaskCallOptions): CallOptions {
+  if (!options.signal && options.timeoutMs === undefined && !options.onprogress) return NO_OPTIONS;
   const requestOptions: CallOptions = {};
   if (options.signal) requestOptions.signal = options.signal;
   if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
