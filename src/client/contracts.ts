@@ -68,13 +68,15 @@ export interface ClientEraCodec {
   readonly pingMethod: string;
   /**
    * One round trip in the era's envelope: `_meta` with version, capabilities and identity (stateless) or the
-   * bare request (handshake). Rejects with the transport's own failure, not the connection's wrapper.
+   * bare request (handshake). Rejects with the transport's own failure, not the connection's wrapper. `tag`
+   * is the request's state for `options.onresult` (Connection.requestTagged).
    */
   send(
     connection: Connection,
     method: string,
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
+    tag?: unknown,
   ): Promise<Result>;
   /** Whether `method` may answer `input_required`, which the client fulfils and retries (basic/patterns/mrtr). */
   answersInput(method: string): boolean;

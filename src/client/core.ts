@@ -21,7 +21,7 @@ import { ClientEventEmitter } from './events.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { HandshakeCodec } from './handshake.js';
 import { capabilitiesFromHandlers } from './input.js';
-import { inputLoop } from './input-loop.js';
+import { type FinishedSend, InputLoop } from './input-loop.js';
 import { isStdioTarget, targetKey } from './link.js';
 import { LIST_CHANGE_EVENTS, ListChangeWatcher } from './list-changes.js';
 import { type NotificationHost, wireLink } from './notifications.js';
@@ -123,13 +123,25 @@ export class ClientCore implements PipelineHost {
         this.#defaults.for(context.options),
       );
     const checks = new ResultChecks(() => this.serverName);
-    const layers = [
-      inputLoop(this.#defaults, checks),
-      ...user,
-      sessionRenewal(this),
-      retryAfterLinkFailure(this),
-    ];
-    this.#request = compose(layers, send, { repeatableNext: true });
+    const inner = compose([...user, sessionRenewal(this), retryAfterLinkFailure(this)], send, {
+      repeatableNext: true,
+    });
+    const finishedSend: FinishedSend = (context, onresult) =>
+      context.codec.send(
+        context.link.connection,
+        context.method,
+        context.params,
+        this.#defaults.for(context.options, onresult),
+        context,
+      );
+    const loop = new InputLoop(this.#defaults, checks, inner, user.length === 0 ? finishedSend : undefined);
+    this.#request = (context) => {
+      try {
+        return loop.request(context);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
     this.#connectRequest = compose(user, sendDirect, { repeatableNext: true });
   }
 

@@ -13,6 +13,7 @@ import { withTimeout } from '../util/abort.js';
 import type { Logger } from '../util/logger.js';
 import { writeTrace } from './trace.js';
 import { rethrowUnwrapped } from './failures.js';
+import { WithFailure } from './wire-options.js';
 import type {
   ActiveSubscription,
   ClientEraCodec,
@@ -42,6 +43,7 @@ export class HandshakeCodec implements ClientEraCodec {
     method: string,
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
+    tag?: unknown,
   ): Promise<Result> {
     let withTrace = params;
     if (options.traceparent) {
@@ -49,8 +51,11 @@ export class HandshakeCodec implements ClientEraCodec {
       writeTrace(meta, options);
       withTrace = { ...params, _meta: meta };
     }
-    return connection.request(method, withTrace, options).then(undefined, rethrowUnwrapped);
+    return connection.requestTagged(method, withTrace, this.#unwrapping.for(options), tag);
   }
+
+  /** The transport's own failure is the caller's error: one shared `onfailure`, no reaction per call. */
+  readonly #unwrapping = new WithFailure(rethrowUnwrapped);
 
   answersInput(): boolean {
     return false;

@@ -1,42 +1,89 @@
 /**
- * The MRTR input loop as request middleware (2026-07-28 basic/patterns/mrtr): a request that answers
- * `input_required` has its input requests fulfilled by the host's handlers and is sent again with a new id, the
+ * The MRTR input loop, the request pipeline's outermost layer (2026-07-28 basic/patterns/mrtr): a request that
+ * answers `input_required` has its input requests fulfilled by the host's handlers and is sent again with a new id, the
  * original params plus `inputResponses`, and `requestState` exactly as received. Each call keeps its own state,
  * so parallel calls never see each other's. `maxTotalTimeoutMs` bounds the whole exchange, the host's handlers
  * included: a user who never answers an elicitation does not hang the call. Only `input_required` loops: every
  * other result is final (`complete`, or a tools/call's CreateTaskResult, resultType `task`, SEP-2663) and goes
  * through the method's check. Each round goes through the middleware inside this one (the user's among them).
  */
-import type { Result } from '../jsonrpc/connection.js';
+import type { Result, SentRequest } from '../jsonrpc/connection.js';
 import { LocalError } from '../mcp/local-errors.js';
 import { readResultType } from '../mcp/result-type.js';
 import type { Next } from '../util/compose.js';
 import { answerInputRequest, readInputRequests } from './input.js';
 import type { InputLoopOptions, RequestDefaults, ResultChecks } from './request-options.js';
-import type { ClientMiddleware, ClientRequestContext } from './contracts.js';
+import type { ClientRequestContext, WireRequestOptions } from './contracts.js';
+import { passesThrough } from './pipeline.js';
 
-export function inputLoop(defaults: RequestDefaults, checks: ResultChecks): ClientMiddleware {
-  return (context, next) => {
+/** Sends a request finished by `onresult` (the connection calls it with the result; `context` is the tag). */
+export type FinishedSend = (
+  context: ClientRequestContext,
+  onresult: NonNullable<WireRequestOptions['onresult']>,
+) => Promise<Result>;
+
+/**
+ * The outermost layer of the client's pipeline. `inner` is the rest of it (user middleware, session renewal,
+ * retry, the codec's send). `direct`, given only when there is no user middleware, sends a request the inner
+ * layers would pass straight through (src/client/pipeline.ts: passesThrough) with the loop's one shared
+ * `onresult`: the connection finishes the result, and a call in flight holds no promise, reaction or closure
+ * of the loop's. Otherwise the loop reacts to the inner promise, so user middleware sees every round's result.
+ */
+export class InputLoop {
+  readonly #defaults: RequestDefaults;
+  readonly #checks: ResultChecks;
+  readonly #inner: Next<ClientRequestContext, Result>;
+  readonly #direct: FinishedSend | undefined;
+
+  constructor(
+    defaults: RequestDefaults,
+    checks: ResultChecks,
+    inner: Next<ClientRequestContext, Result>,
+    direct?: FinishedSend,
+  ) {
+    this.#defaults = defaults;
+    this.#checks = checks;
+    this.#inner = inner;
+    this.#direct = direct;
+  }
+
+  request(context: ClientRequestContext): Promise<Result> {
     const { method, options } = context;
-    const check = checks.for(method);
-    if (!context.codec.answersInput(method)) return next(context).then(check);
-    const loop = defaults.inputLoop(options);
-    if (options.signal?.aborted)
-      return Promise.reject(abortReason(options.signal, method, loop.maxTotalTimeoutMs));
-    if (loop.maxTotalTimeoutMs <= 0) {
-      return Promise.reject(
-        new LocalError('timeout', `${method} did not complete within ${loop.maxTotalTimeoutMs} ms`),
-      );
+    const answersInput = context.codec.answersInput(method);
+    if (answersInput) {
+      const loop = this.#defaults.inputLoop(options);
+      if (options.signal?.aborted)
+        return Promise.reject(abortReason(options.signal, method, loop.maxTotalTimeoutMs));
+      if (loop.maxTotalTimeoutMs <= 0) {
+        return Promise.reject(
+          new LocalError('timeout', `${method} did not complete within ${loop.maxTotalTimeoutMs} ms`),
+        );
+      }
     }
+    if (this.#direct !== undefined && passesThrough(context)) return this.#direct(context, this.#finish);
+    const check = this.#checks.for(method);
+    if (!answersInput) return this.#inner(context).then(check);
     // The first round needs no timer of its own (the connection's request timer already honours
-    // `maxTotalTimeoutMs`): a call that completes at once allocates nothing for the loop but this reaction.
+    // `maxTotalTimeoutMs`).
     const startedAt = Date.now();
-    return next(context).then((first) =>
-      readResultType(first) !== 'input_required'
-        ? check(first)
-        : rounds(context, next, loop, startedAt, first, check),
-    );
-  };
+    return this.#inner(context).then((first) => this.#first(context, first, startedAt));
+  }
+
+  /**
+   * The connection's `onresult` for a request sent by `direct`: its tag is the request's context, and the
+   * exchange's time counts from when the connection sent it (a version retry's resend: from the resend).
+   */
+  readonly #finish = (result: Result, sent: SentRequest): Result | Promise<Result> =>
+    this.#first(sent.tag as ClientRequestContext, result, sent.startedAt);
+
+  /** A first round's result: final (checked), or the rounds that answer its `input_required`. */
+  #first(context: ClientRequestContext, first: Result, startedAt: number): Result | Promise<Result> {
+    const check = this.#checks.for(context.method);
+    if (!context.codec.answersInput(context.method) || readResultType(first) !== 'input_required')
+      return check(first);
+    const loop = this.#defaults.inputLoop(context.options);
+    return rounds(context, this.#inner, loop, startedAt, first, check);
+  }
 }
 
 /** The rounds after a first `input_required`, bounded as a whole by `maxTotalTimeoutMs`. */

@@ -21,6 +21,19 @@ function retryable(context: ClientRequestContext): boolean {
   return (context.idempotent || context.options.retry === true) && !context.options.signal?.aborted;
 }
 
+function hasSession(context: ClientRequestContext): boolean {
+  const transport = context.link.transport;
+  return transport instanceof StreamableHttpClientTransport && transport.mode === 'session';
+}
+
+/**
+ * Whether `sessionRenewal` and `retryAfterLinkFailure` both hand `context` straight to the send, adding nothing:
+ * then, with no user middleware between, the input loop may finish the result in the connection (onresult).
+ */
+export function passesThrough(context: ClientRequestContext): boolean {
+  return !retryable(context) && !hasSession(context);
+}
+
 /**
  * 2025-11-25 Session Management: a 404 on our session means a new initialize without the old id; a read is
  * then sent again on the new session, anything else fails with `connection_closed` (it may have had effects).
@@ -28,9 +41,7 @@ function retryable(context: ClientRequestContext): boolean {
  */
 export function sessionRenewal(host: PipelineHost): ClientMiddleware {
   return (context, next) => {
-    const transport = context.link.transport;
-    if (!(transport instanceof StreamableHttpClientTransport) || transport.mode !== 'session')
-      return next(context);
+    if (!hasSession(context)) return next(context);
     return next(context).catch(async (caught: unknown) => {
       const error = unwrapError(caught);
       if (!(error instanceof HttpStatusError) || !error.sessionExpired) throw error;

@@ -24,6 +24,8 @@ const DEFAULT_MAX_TOTAL_MS = 10 * 60_000;
 export class RequestDefaults {
   readonly #client: ClientOptions;
   readonly #plain: WireRequestOptions;
+  /** `#plain` with the input loop's `onresult`, for a request whose result it finishes itself. */
+  #plainFinished: WireRequestOptions | undefined;
   readonly #inputLoop: InputLoopOptions;
 
   constructor(client: ClientOptions) {
@@ -37,8 +39,11 @@ export class RequestDefaults {
     });
   }
 
-  /** The options of one request; a call that sets none shares one object per client. */
-  for(options: CallOptions): WireRequestOptions {
+  /**
+   * The options of one request; a call that sets none shares one object per client. `onresult`: the one
+   * function that finishes such requests' results (the input loop's), the same for every call.
+   */
+  for(options: CallOptions, onresult?: WireRequestOptions['onresult']): WireRequestOptions {
     const traceparent = options.traceparent ?? this.#client.traceparent?.();
     if (
       traceparent === undefined &&
@@ -48,7 +53,10 @@ export class RequestDefaults {
       options.onprogress === undefined &&
       options.clientCapabilities === undefined
     ) {
-      return this.#plain;
+      if (onresult === undefined) return this.#plain;
+      if (this.#plainFinished?.onresult !== onresult)
+        this.#plainFinished = Object.freeze({ ...this.#plain, onresult });
+      return this.#plainFinished;
     }
     const requestOptions: WireRequestOptions = {
       timeoutMs: options.timeoutMs ?? this.#plain.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -60,6 +68,7 @@ export class RequestDefaults {
     // The client's own traceparent (ClientOptions.traceparent) when the call brings none.
     copyTrace(options.traceparent ? options : { traceparent }, requestOptions);
     if (options.clientCapabilities) requestOptions.clientCapabilities = options.clientCapabilities;
+    if (onresult) requestOptions.onresult = onresult;
     return requestOptions;
   }
 

@@ -16,6 +16,7 @@ import { writeTrace } from './trace.js';
 import { rethrowUnwrapped, unwrapError } from './failures.js';
 import { listenWire } from './listen.js';
 import type { ClientEraCodec, SubscriptionWire, WireRequestOptions } from './contracts.js';
+import { WithFailure } from './wire-options.js';
 
 /** The newest revision we speak that the server listed, if any. */
 export function pickStatelessVersion(supported: unknown): string | undefined {
@@ -137,22 +138,14 @@ export class StatelessCodec implements ClientEraCodec {
     method: string,
     params: Record<string, unknown> | undefined,
     options: WireRequestOptions,
+    tag?: unknown,
   ): Promise<Result> {
-    return connection.request(method, this.withMeta(params, options), this.#retrying(options));
+    return connection.requestTagged(method, this.withMeta(params, options), this.#retrying.for(options), tag);
   }
 
-  /** `options` with the version retry; the options every plain call shares map to one shared copy. */
-  #retrying(options: WireRequestOptions): WireRequestOptions {
-    if (options === this.#lastOptions) return this.#lastRetrying;
-    this.#lastOptions = options;
-    this.#lastRetrying = { ...options, onfailure: this.#retry };
-    return this.#lastRetrying;
-  }
+  readonly #retrying = new WithFailure((error, failed) => this.#retry(error, failed));
 
-  #lastOptions: WireRequestOptions | undefined;
-  #lastRetrying: WireRequestOptions = {};
-
-  readonly #retry = (error: unknown, failed: FailedRequest): Promise<Result> => {
+  #retry(error: unknown, failed: FailedRequest): Promise<Result> {
     const next = pickStatelessVersion(supportedVersionsOf(error));
     if (next === undefined) throw unwrapError(error);
     const sent = failed.params?._meta;
@@ -161,7 +154,7 @@ export class StatelessCodec implements ClientEraCodec {
     const params: Record<string, unknown> = Object.assign({}, failed.params);
     params._meta = sent === base ? this.#baseMeta : { ...(sent as object), [MetaKey.ProtocolVersion]: next };
     return failed.resend(params, { ...failed.options, onfailure: rethrowUnwrapped });
-  };
+  }
 
   answersInput(method: string): boolean {
     return INPUT_REQUIRED_METHODS.has(method);

@@ -1,6 +1,6 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import { ErrorCode, LocalError, RpcError, toWireError } from './errors.js';
-import { DeadlineTimer } from './deadlines.js';
+import { DeadlineTimer, NEVER, clockMs } from './deadlines.js';
 import {
   type Incoming,
   IncomingContext,
@@ -20,6 +20,7 @@ import {
   deadlineOf,
   failBeforeSending,
   failPending,
+  resolvePending,
   timeoutError,
 } from './pending.js';
 import { SendWatch } from './send-watch.js';
@@ -46,6 +47,7 @@ export type {
   RequestOptions,
   RequestTypes,
   Result,
+  SentRequest,
 } from './incoming.js';
 
 export interface ConnectionOptions {
@@ -134,16 +136,27 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     method: M,
     ...[params, options]: RequestArguments<Outgoing[M]['params']>
   ): Promise<Outgoing[M]['result']> {
-    return this.#send(method, params, options);
+    return this.#send(method, params, options, undefined);
   }
 
-  readonly #resend: Resend = (method, params, options) => this.#send(method, params, options);
+  /**
+   * As `request`, with the caller's state for this one request: `tag` comes back in the `SentRequest` the
+   * options' `onresult` and `onfailure` receive, so functions shared by every request need no closure per
+   * request in flight.
+   */
+  requestTagged(method: string, params: Params, options: RequestOptions, tag: unknown): Promise<Result> {
+    return this.#send(method, params, options, tag);
+  }
 
-  #send(method: string, params: Params, options: RequestOptions | undefined): Promise<Result> {
-    if (this.#closed) return failBeforeSending(this.#closed, method, params, options, this.#resend);
+  readonly #resend: Resend = (method, params, options, tag) => this.#send(method, params, options, tag);
+
+  #send(method: string, params: Params, options: RequestOptions | undefined, tag: unknown): Promise<Result> {
+    if (this.#closed) return failBeforeSending(this.#closed, method, params, options, tag, this.#resend);
     const signal = options?.signal;
-    if (signal?.aborted)
-      return failBeforeSending(cancelledError(method, signal.reason), method, params, options, this.#resend);
+    if (signal?.aborted) {
+      const error = cancelledError(method, signal.reason);
+      return failBeforeSending(error, method, params, options, tag, this.#resend);
+    }
     const id = this.#nextId;
     this.#nextId = id === Number.MAX_SAFE_INTEGER ? 1 : id + 1;
     const outgoingParams = options?.onprogress ? this.#hooks.withProgressToken(params, id) : params;
@@ -151,21 +164,21 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
       outgoingParams === undefined
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
-    return new Promise<Result>((resolve, reject) => {
-      const now = Date.now();
+    return new Promise<Result>((resolve) => {
+      const now = clockMs();
       const pending: Pending = {
         method,
         params: outgoingParams,
         resolve,
-        reject,
         startedAt: now,
         options,
-        deadline: Number.POSITIVE_INFINITY,
+        deadline: NEVER,
         signal,
+        tag,
       };
       this.#pending.set(id, pending);
       pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
-      if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.hold(pending.deadline);
+      if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);
       if (signal) this.#signals.add(signal, id);
       const sendOptions =
         options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
@@ -195,6 +208,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   #expire(now: number): number {
     let next = Number.POSITIVE_INFINITY;
     for (const [id, pending] of this.#pending) {
+      if (pending.deadline === NEVER) continue;
       if (pending.deadline > now) {
         next = Math.min(next, pending.deadline);
         continue;
@@ -209,7 +223,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.deadline !== Number.POSITIVE_INFINITY) this.#deadlines.release();
+    if (pending.deadline !== NEVER) this.#deadlines.release();
     if (pending.signal) this.#signals.delete(pending.signal, id);
     return pending;
   }
@@ -236,7 +250,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         return;
       case 'result': {
         const pending = this.#settle(classified.message.id);
-        if (pending) pending.resolve(classified.message.result);
+        if (pending) resolvePending(this.#resend, pending, classified.message.result);
         else this.#logger.debug(`dropped response for unknown or settled id ${classified.message.id}`);
         return;
       }
@@ -285,7 +299,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(token);
     const onprogress = pending?.options?.onprogress;
     if (!pending || !onprogress) return;
-    if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== Number.POSITIVE_INFINITY) {
+    if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== NEVER) {
       pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
       this.#deadlines.move(pending.deadline);
     }

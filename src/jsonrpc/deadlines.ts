@@ -5,6 +5,24 @@
  * engine's cost of a round trip). While no deadline is held the timer is unref'd: it never keeps a process alive
  * that a per-request timer would not have kept.
  */
+/**
+ * The deadlines' clock: whole ms since the process started, monotonic (as setTimeout's own clock, so a change
+ * of the wall clock moves no deadline). Small integers, which V8 keeps in an object's own field (for 24 days),
+ * where epoch ms are beyond that range: each request in flight would hold two boxed numbers of its own for
+ * its start and deadline.
+ */
+export function clockMs(): number {
+  return Math.floor(performance.now());
+}
+
+/** A `clockMs` time as epoch ms. */
+export function epochOf(time: number): number {
+  return Math.round(performance.timeOrigin + time);
+}
+
+/** A deadline that never comes: an integer (clockMs is never negative), not Infinity, so the field holding it stays a small integer. */
+export const NEVER = -1;
+
 export class DeadlineTimer {
   readonly #onFire: (now: number) => number;
   #timer: NodeJS.Timeout | undefined;
@@ -16,7 +34,7 @@ export class DeadlineTimer {
     this.#onFire = onFire;
   }
 
-  /** A deadline starts (epoch ms, as Date.now()). */
+  /** A deadline starts (`clockMs` ms). */
   hold(deadline: number): void {
     if (++this.#held === 1) this.#timer?.ref();
     this.#arm(deadline);
@@ -43,14 +61,14 @@ export class DeadlineTimer {
     if (deadline >= this.#armedFor) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(this.#fire, Math.max(0, deadline - Date.now()));
+    this.#timer = setTimeout(this.#fire, Math.max(0, deadline - clockMs()));
     if (this.#held === 0) this.#timer.unref();
   }
 
   readonly #fire = (): void => {
     this.#timer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
-    const next = this.#onFire(Date.now());
+    const next = this.#onFire(clockMs());
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
   };
 }

@@ -45,17 +45,31 @@ export interface RequestOptions {
    * rejection handler on each request's promise costs a promise, a reaction and a closure per request in flight.
    */
   onfailure?: (error: unknown, failed: FailedRequest) => Promise<Result>;
+  /**
+   * What the peer's result becomes: its return settles the request (the result checked, or a promise of more
+   * round trips through `sent.resend`), what it throws is the caller's error. As with `onfailure`, one function
+   * shared by many requests costs a request nothing, where a reaction on each request's promise costs a
+   * promise, a reaction and a closure per request in flight.
+   */
+  onresult?: (result: Result, sent: SentRequest) => Result | Promise<Result>;
 }
 
-/** A request that failed, as `RequestOptions.onfailure` sees it. */
-export interface FailedRequest {
+/** A request sent, as `RequestOptions.onresult` and `onfailure` see it. */
+export interface SentRequest {
   readonly method: string;
   /** The params it was sent with (a progress token included). */
   readonly params: Params;
   readonly options: RequestOptions | undefined;
-  /** Sends the request again under a new id. */
+  /** The caller's own state for this request (`Connection.requestTagged`), kept by `resend`. */
+  readonly tag: unknown;
+  /** When it was sent (epoch ms). */
+  readonly startedAt: number;
+  /** Sends the request again under a new id, with the same tag. */
   resend(params: Params, options?: RequestOptions): Promise<Result>;
 }
+
+/** A request that failed, as `RequestOptions.onfailure` sees it. */
+export type FailedRequest = SentRequest;
 
 /** An incoming request as its handler sees it; `Outgoing` types the requests it may send back to the peer. */
 export interface RequestContext<Outgoing extends RequestMap = RequestMap> {

@@ -2,6 +2,7 @@ export {
   Connection,
   type ConnectionOptions,
   type FailedRequest,
+  type SentRequest,
   type NotificationHandler,
   type Params,
   type RequestArguments,

@@ -2,31 +2,38 @@
  * An outgoing request waiting for its response, as the connection tracks it: when it times out (a progress
  * report restarts the timeout, a total budget caps it) and the errors it can end with locally.
  */
+import { NEVER, epochOf, clockMs } from './deadlines.js';
 import { LocalError } from './errors.js';
-import type { FailedRequest, Params, RequestOptions, Result } from './incoming.js';
+import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
 
 export interface Pending {
   readonly method: string;
   /** What it was sent with: `RequestOptions.onfailure` may send it again. */
   readonly params: Params;
+  /**
+   * Settles the caller's promise; a failure resolves it with a rejected promise (`rejectPending`). The promise's
+   * `reject` is not kept: a function per request in flight, for the rare request that fails.
+   */
   readonly resolve: (result: Result | Promise<Result>) => void;
-  readonly reject: (error: unknown) => void;
+  /** When it was sent (`clockMs` ms). */
   readonly startedAt: number;
   readonly options: RequestOptions | undefined;
-  /** When it times out (epoch ms); Infinity when it never does. */
+  /** When it times out (`clockMs` ms); NEVER when it never does. */
   deadline: number;
   /** The caller's cancellation signal, watched while the request is pending. */
   readonly signal: AbortSignal | undefined;
+  /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
+  readonly tag: unknown;
 }
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
-export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = Date.now()): number {
+export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clockMs()): number {
   const timeoutMs = pending.options?.timeoutMs ?? defaultTimeoutMs;
   const maxTotal = pending.options?.maxTotalTimeoutMs;
   const remainingTotal =
     maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
   const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
-  return Number.isFinite(wait) ? now + wait : Number.POSITIVE_INFINITY;
+  return Number.isFinite(wait) ? now + wait : NEVER;
 }
 
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
@@ -47,29 +54,65 @@ export function cancelledError(method: string, reason: unknown): LocalError {
   return new LocalError('cancelled', `request ${method} cancelled: ${detail}`, { cause: reason });
 }
 
-/** Sends a request again under a new id (the connection's own send). */
-export type Resend = (method: string, params: Params, options?: RequestOptions) => Promise<Result>;
-
-function failedRequest(
+/** Sends a request again under a new id (the connection's own send), with the same tag. */
+export type Resend = (
   method: string,
   params: Params,
   options: RequestOptions | undefined,
+  tag: unknown,
+) => Promise<Result>;
+
+function sentRequest(
+  method: string,
+  params: Params,
+  options: RequestOptions | undefined,
+  tag: unknown,
+  /** When it was sent (clockMs). */
+  startedAt: number,
   resend: Resend,
-): FailedRequest {
-  return { method, params, options, resend: (again, next) => resend(method, again, next) };
+): SentRequest {
+  return {
+    method,
+    params,
+    options,
+    tag,
+    startedAt: epochOf(startedAt),
+    resend: (again, next) => resend(method, again, next, tag),
+  };
+}
+
+/** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
+function rejectPending(pending: Pending, error: unknown): void {
+  pending.resolve(Promise.reject(error));
+}
+
+/** Ends a request taken off the table with its result, or with what its `onresult` makes of it. */
+export function resolvePending(resend: Resend, pending: Pending, result: Result): void {
+  const onresult = pending.options?.onresult;
+  if (onresult === undefined) {
+    pending.resolve(result);
+    return;
+  }
+  try {
+    const { method, params, options, tag, startedAt } = pending;
+    pending.resolve(onresult(result, sentRequest(method, params, options, tag, startedAt, resend)));
+  } catch (thrown) {
+    rejectPending(pending, thrown);
+  }
 }
 
 /** Ends a request taken off the table with `error`, or with what its `onfailure` makes of it. */
 export function failPending(resend: Resend, pending: Pending, error: unknown): void {
   const onfailure = pending.options?.onfailure;
   if (onfailure === undefined) {
-    pending.reject(error);
+    rejectPending(pending, error);
     return;
   }
   try {
-    pending.resolve(onfailure(error, failedRequest(pending.method, pending.params, pending.options, resend)));
+    const { method, params, options, tag, startedAt } = pending;
+    pending.resolve(onfailure(error, sentRequest(method, params, options, tag, startedAt, resend)));
   } catch (thrown) {
-    pending.reject(thrown);
+    rejectPending(pending, thrown);
   }
 }
 
@@ -79,11 +122,12 @@ export function failBeforeSending(
   method: string,
   params: Params,
   options: RequestOptions | undefined,
+  tag: unknown,
   resend: Resend,
 ): Promise<Result> {
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, failedRequest(method, params, options, resend))),
+    resolve(onfailure(error, sentRequest(method, params, options, tag, clockMs(), resend))),
   );
 }

@@ -13,6 +13,7 @@ import {
   type ProgressToken,
   passesLogLevel,
 } from '../mcp/types.js';
+import type { RevisionCodec } from './codec.js';
 import type { InputBackend } from './input.js';
 import { principalOf } from './request-state.js';
 import type { AuthInfo, HandlerContext, InputOptions, TaskContext } from './types.js';
@@ -46,10 +47,13 @@ export interface RequestScope {
   defer?(step: FinishingStep): boolean;
 }
 
-/** What turns a handler's settled outcome into the route's result (tools/call: ToolCall). */
+/**
+ * What turns a handler's settled outcome into the route's result (tools/call: its tool's ToolSteps). Given the
+ * request's scope and codec, so one step may serve every request (a request in flight holds nothing of it).
+ */
 export interface FinishingStep {
-  returned(value: unknown): MaybePromise<JSONObject>;
-  failed(error: unknown): JSONObject;
+  returned(value: unknown, scope: RequestScope, codec: RevisionCodec): MaybePromise<JSONObject>;
+  failed(error: unknown, scope: RequestScope, codec: RevisionCodec): JSONObject;
 }
 
 /**

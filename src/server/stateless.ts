@@ -166,7 +166,7 @@ export class StatelessDispatcher {
     if (!step) return ok ? this.#respond(scope, outcome as JSONObject) : this.#respondFailure(scope, outcome);
     let finished: MaybePromise<JSONObject>;
     try {
-      finished = ok ? step.returned(outcome) : step.failed(outcome);
+      finished = ok ? step.returned(outcome, scope, scope.codec) : step.failed(outcome, scope, scope.codec);
     } catch (error) {
       return this.#respondFailure(scope, error);
     }

@@ -109,76 +109,92 @@ function runToolCall(
   }
   const args = params?.arguments ?? {};
   if (!isRecord(args)) throw invalidParams('tools/call arguments must be an object');
-  const call = new ToolCall(codec, scope, tool, name);
+  const steps = toolSteps(tool, name);
   const checked = tool.input.validate(args);
   return isPromise(checked)
-    ? Promise.resolve(checked).then((outcome) => call.run(outcome, false))
-    : call.run(checked, deferrable);
+    ? Promise.resolve(checked).then((outcome) => steps.run(outcome, scope, codec, false))
+    : steps.run(checked, scope, codec, deferrable);
 }
 
-/** The steps of one tools/call after its arguments are checked. Closures are made only on the async path. */
-class ToolCall implements FinishingStep {
-  readonly #codec: RevisionCodec;
-  readonly #scope: RequestScope;
-  readonly #tool: ToolDefinition;
-  readonly #name: string;
+const stepsByTool = new WeakMap<ToolDefinition, ToolSteps>();
 
-  constructor(codec: RevisionCodec, scope: RequestScope, tool: ToolDefinition, name: string) {
-    this.#codec = codec;
-    this.#scope = scope;
+/** One tool's steps, shared by all its calls: a call's state is its scope and codec, passed to each step. */
+function toolSteps(tool: ToolDefinition, name: string): ToolSteps {
+  const known = stepsByTool.get(tool);
+  if (known?.name === name) return known;
+  const steps = new ToolSteps(tool, name);
+  stepsByTool.set(tool, steps);
+  return steps;
+}
+
+/**
+ * The steps of a tools/call after its arguments are checked. Closures are made only on the async path, and a
+ * call handed to the dispatcher (RequestScope.defer) holds nothing of these: the dispatcher keeps its scope.
+ */
+class ToolSteps implements FinishingStep {
+  readonly #tool: ToolDefinition;
+  readonly name: string;
+
+  constructor(tool: ToolDefinition, name: string) {
     this.#tool = tool;
-    this.#name = name;
+    this.name = name;
   }
 
   /** `deferrable`: this call's result goes straight back to the dispatcher, which may take its last step. */
-  run(checked: ValidationOutcome, deferrable: boolean): MaybePromise<JSONObject> {
+  run(
+    checked: ValidationOutcome,
+    scope: RequestScope,
+    codec: RevisionCodec,
+    deferrable: boolean,
+  ): MaybePromise<JSONObject> {
     // server/tools: input validation errors are tool execution errors the model can correct.
-    if (!checked.ok) return this.#toolError(`Invalid arguments for tool ${this.#name}: ${checked.message}`);
+    if (!checked.ok)
+      return toolErrorResult(codec, `Invalid arguments for tool ${this.name}: ${checked.message}`);
     let returned: unknown;
     try {
-      returned = this.#tool.handler(checked.value, createHandlerContext(this.#scope));
+      returned = this.#tool.handler(checked.value, createHandlerContext(scope));
     } catch (error) {
-      return this.failed(error);
+      return this.failed(error, scope, codec);
     }
-    if (!isPromise(returned)) return this.returned(returned);
+    if (!isPromise(returned)) return this.returned(returned, scope, codec);
     // Promise.resolve: a handler may return any thenable; what goes on is always a native promise.
     const running = Promise.resolve(returned);
     // The dispatcher finishes the call in its own reaction to the handler's promise (RequestScope.defer).
-    if (deferrable && this.#scope.defer?.(this)) return running as Promise<JSONObject>;
+    if (deferrable && scope.defer?.(this)) return running as Promise<JSONObject>;
     return running.then(
-      (value) => this.returned(value),
-      (error: unknown) => this.failed(error),
+      (value) => this.returned(value, scope, codec),
+      (error: unknown) => this.failed(error, scope, codec),
     );
   }
 
-  returned(value: unknown): MaybePromise<JSONObject> {
+  returned(value: unknown, _scope: RequestScope, codec: RevisionCodec): MaybePromise<JSONObject> {
     const result = checkToolResult(value);
     const output = this.#tool.output;
-    if (!output || result.isError === true) return this.#codec.finish(shapeToolResult(this.#codec, result));
-    if (result.structuredContent === undefined) return this.#outputError('structuredContent is missing');
+    if (!output || result.isError === true) return codec.finish(shapeToolResult(codec, result));
+    if (result.structuredContent === undefined)
+      return this.#outputError(codec, 'structuredContent is missing');
     const outcome = output.validate(result.structuredContent);
     const judge = (checked: ValidationOutcome): JSONObject =>
-      checked.ok
-        ? this.#codec.finish(shapeToolResult(this.#codec, result))
-        : this.#outputError(checked.message);
+      checked.ok ? codec.finish(shapeToolResult(codec, result)) : this.#outputError(codec, checked.message);
     return isPromise(outcome) ? Promise.resolve(outcome).then(judge) : judge(outcome);
   }
 
-  failed(error: unknown): JSONObject {
-    rethrowProtocol(error, this.#scope.signal);
+  failed(error: unknown, scope: RequestScope, codec: RevisionCodec): JSONObject {
+    rethrowProtocol(error, scope.signal);
     const message = error instanceof Error ? error.message : String(error);
-    return this.#toolError(message || `tool ${this.#name} failed`);
+    return toolErrorResult(codec, message || `tool ${this.name} failed`);
   }
 
-  #outputError(message: string): JSONObject {
-    return this.#toolError(
-      `Tool ${this.#name} returned output that does not match its outputSchema: ${message}`,
+  #outputError(codec: RevisionCodec, message: string): JSONObject {
+    return toolErrorResult(
+      codec,
+      `Tool ${this.name} returned output that does not match its outputSchema: ${message}`,
     );
   }
+}
 
-  #toolError(text: string): JSONObject {
-    return this.#codec.finish(toolError(text) as JSONObject);
-  }
+function toolErrorResult(codec: RevisionCodec, text: string): JSONObject {
+  return codec.finish(toolError(text) as JSONObject);
 }
 
 function shapeToolResult(codec: RevisionCodec, result: CallToolResult): JSONObject {

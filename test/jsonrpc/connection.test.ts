@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection, LocalError, RpcError } from '../../src/jsonrpc/index.js';
-import type { FailedRequest, JSONRPCMessage } from '../../src/jsonrpc/index.js';
+import type { FailedRequest, JSONRPCMessage, SentRequest } from '../../src/jsonrpc/index.js';
 import { mcpHooks } from '../../src/mcp/index.js';
 import { InMemoryTransport } from '../../src/transports/memory/index.js';
 import { StdioServerTransport } from '../../src/transports/stdio/index.js';
@@ -363,5 +363,57 @@ describe('Connection: onfailure decides how a failed request ends', () => {
     await expect(late).rejects.toThrow('mapped: connection_closed');
     // Without one, the connection's own error as before.
     await expect(peer.connection.request('ping')).rejects.toMatchObject({ code: 'connection_closed' });
+  });
+});
+
+describe('Connection: onresult finishes a result, with the request tag', () => {
+  it("onresult's return settles the call; the tag and the send time come back to it, and to onfailure", async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const tag = { caller: 'state' };
+    const seen: SentRequest[] = [];
+    const onresult = (result: Record<string, unknown>, sent: SentRequest) => {
+      seen.push(sent);
+      return { ...result, finished: sent.tag === tag };
+    };
+    const onfailure = (_error: unknown, failed: FailedRequest) => {
+      seen.push(failed);
+      return failed.resend({ ...failed.params, attempt: 2 }, { onresult });
+    };
+    const before = Date.now();
+    const call = peer.connection.requestTagged('tools/call', { name: 'echo' }, { onresult, onfailure }, tag);
+    const first = await peer.next(1);
+    await peer.send({ jsonrpc: '2.0', id: first.id, error: { code: -32022, message: 'try again' } });
+    // The resend keeps the tag; the options it is given finish its result.
+    const second = await peer.next(2);
+    await peer.send({ jsonrpc: '2.0', id: second.id, result: { content: [] } });
+    await expect(call).resolves.toEqual({ content: [], finished: true });
+    expect(seen.map((sent) => sent.tag)).toEqual([tag, tag]);
+    expect(seen[1]!.params).toEqual({ name: 'echo', attempt: 2 });
+    expect(seen[1]!.startedAt).toBeGreaterThanOrEqual(before);
+    expect(peer.connection.stats.pending).toBe(0);
+  });
+
+  it('what onresult throws, or the promise it returns rejecting, is the caller error', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    const badShape = new Error('bad shape');
+    const thrown = peer.connection.request('ping', undefined, {
+      onresult: () => {
+        throw badShape;
+      },
+    });
+    await peer.send({ jsonrpc: '2.0', id: (await peer.next(1)).id, result: {} });
+    // The very object thrown (a failure resolves the caller's promise with a rejected one, which it follows).
+    await expect(thrown).rejects.toBe(badShape);
+    const later = peer.connection.request('ping', undefined, {
+      onresult: () => Promise.reject(new Error('a later round failed')),
+    });
+    await peer.send({ jsonrpc: '2.0', id: (await peer.next(2)).id, result: {} });
+    await expect(later).rejects.toThrow('a later round failed');
+    // A plain request still resolves with the peer's result as it came.
+    const plain = peer.connection.request('ping');
+    await peer.send({ jsonrpc: '2.0', id: (await peer.next(3)).id, result: { ok: 1 } });
+    await expect(plain).resolves.toEqual({ ok: 1 });
   });
 });

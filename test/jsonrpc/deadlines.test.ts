@@ -79,6 +79,41 @@ describe('Connection: request timeouts on one shared timer', () => {
     }
   });
 
+  it('a request without a timeout is never expired, beside ones that are; the timeout error says how long it ran', async () => {
+    const connection = await silentPeer();
+    try {
+      const open = connection.request('open', {}, { timeoutMs: Number.POSITIVE_INFINITY });
+      open.catch(() => {});
+      const started = Date.now();
+      const error = await failure(connection.request('timed', {}, { timeoutMs: 80 }));
+      expect(error.code).toBe('timeout');
+      const ran = Number(/after (\d+) ms/.exec(error.message)?.[1]);
+      expect(ran).toBeGreaterThanOrEqual(79);
+      expect(ran).toBeLessThanOrEqual(Date.now() - started + 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(connection.stats.pending).toBe(1);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('a wall clock set forward expires nothing early (the deadlines are on a monotonic clock)', async () => {
+    const connection = await silentPeer();
+    const realNow = Date.now;
+    try {
+      const waiting = connection.request('waiting', {}, { timeoutMs: 300 });
+      waiting.catch(() => {});
+      Date.now = () => realNow() + 3_600_000;
+      // The shared timer is armed for the 300 ms deadline; a request sent now re-arms it for an earlier one,
+      // and when that fires, the first must not be found due by the wall clock's hour.
+      await failure(connection.request('short', {}, { timeoutMs: 20 }));
+      expect(connection.stats.pending).toBe(1);
+    } finally {
+      Date.now = realNow;
+      await connection.close();
+    }
+  });
+
   it('does not keep a process alive once its requests are answered', () => {
     // A child that makes one request with the default 60 s timeout, gets its answer, and should then exit.
     const script = `
