@@ -1,7 +1,9 @@
-// The gateway rows (agentforge only): a tools/call through the gateway against the same call made directly
-// over HTTP, tools/list of 10 upstreams x 100 tools served from the gateway's registry (the upstreams' CPU
-// during the measurement shows nothing is fanned out), and the host's tool-definition bytes per model
-// request with and without tool search (500 tools on 10 servers).
+// The gateway rows: a tools/call through the gateway against the same call made directly over HTTP (raw: the
+// same pair of calls with the raw client and server at both ends and the raw forwarder,
+// bench/servers/raw-gateway.mjs, in the gateway's place: the floor of a hop), tools/list of 10 upstreams x 100
+// tools served from the gateway's registry (the upstreams' CPU during the measurement shows nothing is fanned
+// out), and the host's tool-definition bytes per model request with and without tool search (500 tools on 10
+// servers).
 import { childPids, cpuTicks, serverCommand, startHttpServer, TICK_US } from './proc.mjs';
 
 async function startGateway(upstreams, extra = []) {
@@ -48,16 +50,19 @@ async function alternate(ops, run, ms) {
  * Alternating blocks of direct and through-the-gateway echo calls on one client process; then the CPU per call
  * of every process on each path (steadier than calls/s when other work shares the machine). The direct call
  * is always over HTTP; `spec.upstream: 'stdio'` has the gateway spawn its own upstream over stdio instead of
- * reaching the HTTP one. `spec.concurrency`: that many callers on each path at once (each looping sequentially),
- * instead of one.
+ * reaching the HTTP one. `spec.impl` 'raw': the raw forwarder in the gateway's place. `spec.concurrency`: that
+ * many callers on each path at once (each looping sequentially), instead of one.
  */
 export async function gatewayCall({ impl, spec, echo, sequential, concurrent }) {
   const run = spec.concurrency
     ? (op, ms) => concurrent(op, spec.concurrency, ms)
     : (op, ms) => sequential(op, ms, false);
-  const upstream = await startHttpServer('agentforge', ['--transport=http', '--mode=modern', '--minimal']);
+  const upstream = await startHttpServer(spec.impl, ['--transport=http', '--mode=modern', '--minimal']);
   const stdio = spec.upstream === 'stdio';
-  const gateway = await startGateway({ up: stdio ? 'stdio' : upstream.url }, ['--exact']);
+  const gateway =
+    spec.impl === 'raw'
+      ? await startHttpServer('raw-gateway', [`--upstream=${stdio ? 'stdio' : upstream.url}`])
+      : await startGateway({ up: stdio ? 'stdio' : upstream.url }, ['--exact']);
   // The processes a call through the gateway runs in: the gateway, and its upstream (its child on stdio).
   const behind = stdio
     ? [gateway.child.pid, ...childPids(gateway.child.pid)]

@@ -134,6 +134,17 @@ export function renderMarkdown({ summary, impls, machine, config, quick, elapsed
       'limits or speaks the protocol handshake; agentforge does all of that in every row.',
   );
   lines.push(
+    '- raw in the gateway rows is the floor of a hop: the raw client and the raw server at both ends, and ' +
+      'between them a hand-written forwarder (bench/servers/raw-gateway.mjs): a node:http keep-alive server ' +
+      'that parses each POSTed body once and forwards it, its bytes unchanged on a keep-alive http.Agent to the ' +
+      "HTTP upstream (whose answer bytes go back unparsed), or as newline JSON on a child's stdin with its own " +
+      "id to the stdio upstream (the answer parsed once, the caller's id put back). It does none of what the " +
+      'gateway does: no authentication, no namespacing or tool registry, no policy or rate limits, no ' +
+      'validation of the request or the answer, no size caps, no protocol handshake, sessions, progress, ' +
+      'cancellation or input requests. Its "through / direct" is what any forwarder pays for the extra hop; ' +
+      '"CPU per call of the gateway process alone" in its column is that of the forwarder.',
+  );
+  lines.push(
     '- Tables before this method note measured a weaker stdio raw (one write per message, about twice the CPU ' +
       "per call of today's with 64 in flight): agentforge's ratios to raw on stdio drop against those tables " +
       'for the same code.',

@@ -318,12 +318,13 @@ export const ROWS = [
     unit: 'x',
     kind: 'cost',
   },
-  // The gateway (agentforge only: the SDKs have none)
+  // The gateway (the SDKs have none); raw: the raw forwarder (bench/servers/raw-gateway.mjs) between the raw
+  // client and server, the floor of a hop
   {
     id: 'gateway-direct',
     label: 'HTTP modern: sequential tools/call, direct',
     cell: 'gateway-call',
-    spec: { scenario: 'gateway-call', implsOnly: ['agentforge'] },
+    spec: { scenario: 'gateway-call', implsOnly: ['raw', 'agentforge'] },
     metric: (r) => r.rpsDirect,
     unit: 'calls/s',
     kind: 'throughput',
@@ -383,7 +384,7 @@ export const ROWS = [
     id: 'gateway-stdio-call',
     label: 'HTTP modern: sequential tools/call through the gateway to a stdio upstream',
     cell: 'gateway-stdio-call',
-    spec: { scenario: 'gateway-call', upstream: 'stdio', implsOnly: ['agentforge'] },
+    spec: { scenario: 'gateway-call', upstream: 'stdio', implsOnly: ['raw', 'agentforge'] },
     metric: (r) => r.rpsGateway,
     unit: 'calls/s',
     kind: 'throughput',
@@ -419,7 +420,7 @@ export const ROWS = [
     id: 'gateway-par-call',
     label: 'HTTP modern: 32 callers, tools/call through the gateway (HTTP upstream)',
     cell: 'gateway-par-call',
-    spec: { scenario: 'gateway-call', concurrency: 32, implsOnly: ['agentforge'] },
+    spec: { scenario: 'gateway-call', concurrency: 32, implsOnly: ['raw', 'agentforge'] },
     metric: (r) => r.rpsGateway,
     unit: 'calls/s',
     kind: 'throughput',
@@ -445,7 +446,7 @@ export const ROWS = [
     id: 'gateway-stdio-par-call',
     label: 'HTTP modern: 32 callers, tools/call through the gateway to a stdio upstream',
     cell: 'gateway-stdio-par-call',
-    spec: { scenario: 'gateway-call', upstream: 'stdio', concurrency: 32, implsOnly: ['agentforge'] },
+    spec: { scenario: 'gateway-call', upstream: 'stdio', concurrency: 32, implsOnly: ['raw', 'agentforge'] },
     metric: (r) => r.rpsGateway,
     unit: 'calls/s',
     kind: 'throughput',

@@ -43,11 +43,14 @@ type Settled =
 const DEFAULT_PARK_MS = 5 * 60_000;
 /** Parked requests per gateway; past it the oldest is abandoned (each holds an open upstream request). */
 const MAX_PARKED = 1000;
+/** Upstream calls' AbortControllers kept for reuse (see Bridge.#reuse). */
+const MAX_IDLE_CONTROLLERS = 256;
 
 export class Exchange {
   /** The downstream request's context of the current round (progress and logs go there). */
   context: RoundContext;
-  readonly controller = new AbortController();
+  /** Aborts the upstream request (its signal is the upstream call's). */
+  readonly controller: AbortController;
   readonly #asks: PendingAsk[] = [];
   #wake: (() => void) | undefined;
   #settled: Settled | undefined;
@@ -66,8 +69,10 @@ export class Exchange {
     readonly principal: string | undefined,
     readonly kind: ForwardedRequest,
     context: RoundContext,
+    controller: AbortController = new AbortController(),
   ) {
     this.context = context;
+    this.controller = controller;
   }
 
   /**
@@ -135,7 +140,7 @@ export class Exchange {
     return key;
   }
 
-  /** Whether the upstream asked for input: its result then depends on answers no cache key holds. */
+  /** The upstream asked for input: no cache key holds its answers, and its handlers may hold our signal. */
   get asked(): boolean {
     return this.#sequence > 0;
   }
@@ -239,6 +244,7 @@ export class Bridge {
   readonly #inflight = new Map<string, Set<Exchange>>();
   readonly #parked = new Map<string, Exchange[]>();
   readonly #parkMs: number;
+  readonly #idle: AbortController[] = [];
   readonly #relay: BridgeRelay<Exchange> | undefined;
   #parkedCount = 0;
   #ids = 0;
@@ -275,10 +281,24 @@ export class Bridge {
           'the upstream request this requestState belongs to is no longer pending: send the request again without requestState and inputResponses',
         );
     } else {
-      exchange = new Exchange(`i${(++this.#ids).toString(36)}`, connection, context.principal, kind, context);
+      const id = `i${(++this.#ids).toString(36)}`;
+      exchange = new Exchange(id, connection, context.principal, kind, context, this.#idle.pop());
       this.#start(exchange, upstream);
     }
-    return (await exchange.drive(context, (parked) => this.#park(parked))) as T;
+    const value = await exchange.drive(context, (parked) => this.#park(parked));
+    this.#reuse(exchange);
+    return value as T;
+  }
+
+  /**
+   * Keeps a settled call's controller for the next call (Node's AbortSignal, an EventTarget given a new
+   * prototype, costs a few microseconds to make): only one nothing can abort or hear any more, neither aborted
+   * nor asked for input (parking needs asking), its listener on the caller's signal gone (drive returned).
+   */
+  #reuse(exchange: Exchange): void {
+    const { controller } = exchange;
+    if (exchange.asked || controller.signal.aborted || this.#idle.length >= MAX_IDLE_CONTROLLERS) return;
+    this.#idle.push(controller);
   }
 
   /**

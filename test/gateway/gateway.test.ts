@@ -107,6 +107,27 @@ describe.each(ERAS)('a %s client through the gateway', (_label, protocolVersion)
       return after === before + 1 || undefined;
     });
   });
+
+  it('keeps each call its own cancellation when calls follow one another (the gateway reuses settled ones)', async () => {
+    const cancellations = async () =>
+      Number(textOf(await client.callTool({ name: 'alpha__cancellations', arguments: {} })));
+    const before = await cancellations();
+    for (let round = 1; round <= 2; round++) {
+      // Calls that settle, one asking for input among them: what the next call's cancellation may be built from.
+      await client.callTool({ name: 'alpha__search', arguments: { query: 'tea' } });
+      expect(textOf(await client.callTool({ name: 'alpha__ask_user', arguments: {} }))).toBe('ship to Paris');
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'alpha__wait', arguments: {} }, { signal: controller.signal });
+      await eventually(() => running.gateway.openRequests > 0 || undefined);
+      controller.abort();
+      await expect(call).rejects.toThrow();
+      await eventually(async () => ((await cancellations()) === before + round ? true : undefined));
+      // The cancelled call's signal is never handed to the next call, which is answered.
+      const next = await client.callTool({ name: 'alpha__search', arguments: { query: 'tea' } });
+      expect(textOf(next)).toBe('alpha found: tea');
+    }
+    expect(running.gateway.openRequests).toBe(0);
+  });
 });
 
 describe('the gateway', () => {
