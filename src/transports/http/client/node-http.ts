@@ -117,6 +117,19 @@ function responseClosedEarly(response: IncomingMessage): LocalError {
   );
 }
 
+/**
+ * The whole body as text when node has already parsed all of it: a small answer comes in the read that carries
+ * its headers, so it is complete by the time the code awaiting the response runs, and is taken at once (no
+ * listeners, no promise). Undefined while the body is still arriving, or when it is over `maxBytes` (readBody
+ * then refuses it as it always does).
+ */
+export function bufferedBody(response: IncomingMessage, maxBytes: number): string | undefined {
+  if (!response.complete || response.readableFlowing !== null || response.readableLength > maxBytes)
+    return undefined;
+  const body = response.read() as Buffer | null;
+  return body === null ? '' : body.toString('utf8');
+}
+
 /** Reads a whole body as text; a body over `maxBytes` destroys the response and rejects with `response_too_large`. */
 export function readBody(response: IncomingMessage, maxBytes: number): Promise<string> {
   return collectBody(response, maxBytes, tooLarge, (body) => body.toString('utf8'));

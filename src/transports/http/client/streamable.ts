@@ -16,6 +16,7 @@ import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
+  bufferedBody,
   contentTypeOf,
   headerOf,
   openRequest,
@@ -194,7 +195,10 @@ export class StreamableHttpClientTransport implements Transport {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
       const type = contentTypeOf(response);
-      if (type === 'application/json') return this.#deliverText(await readBody(response, this.#maxBytes));
+      if (type === 'application/json')
+        return this.#deliverText(
+          bufferedBody(response, this.#maxBytes) ?? (await readBody(response, this.#maxBytes)),
+        );
       if (type === 'text/event-stream') return this.#readRequestStream(response, message, request, active);
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       throw new LocalError(

@@ -165,7 +165,8 @@ export class McpHttpHandler {
     }
   }
 
-  async #stateless(exchange: HttpExchange, request: JSONRPCRequest, accepts: Accepts): Promise<void> {
+  /** Not async: the request's own promise is returned, not wrapped (a throw here rejects #post's promise). */
+  #stateless(exchange: HttpExchange, request: JSONRPCRequest, accepts: Accepts): Promise<void> | undefined {
     const { server, options, paramHeaders, toolScopes } = this.#context;
     if (refuseUnauthorized(options.auth, exchange, [request], toolScopes)) return;
     return serveStatelessRequest(server, options, paramHeaders, exchange, request, accepts);

@@ -15,6 +15,13 @@ function toWebHeaders(source: IncomingHttpHeaders, withCredentials: boolean): He
   return headers;
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** The body as text; Buffer#toString would silently turn bad bytes into U+FFFD and parse something never sent. */
+function decodeBody(bytes: Buffer): BodyResult {
+  return isUtf8(bytes) ? { ok: true, text: bytes.toString('utf8') } : { ok: false, reason: 'invalid_utf8' };
+}
+
 /** Flat [name, value, ...] list, which writeHead takes without building a header object. */
 function flatHeaders(
   contentType: string | undefined,
@@ -139,13 +146,44 @@ export class NodeExchange implements HttpExchange {
       : (new URLSearchParams(this.#search).get(name) ?? undefined);
   }
 
-  readBody(limits: BodyLimits): Promise<BodyResult> {
+  async readBody(limits: BodyLimits): Promise<BodyResult> {
     const req = this.#req;
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBytes) {
       this.#closeAfterResponse = true;
-      return Promise.resolve({ ok: false, reason: 'too_large' });
+      return { ok: false, reason: 'too_large' };
     }
+    // The handler runs inside node's 'request' event, before the parser reaches the body that usually came in
+    // the same read; one microtask later that body is buffered. A body already whole is taken at once: no
+    // listeners, no timer, no promise of its own.
+    await undefined;
+    return this.#bufferedBody(limits, declared) ?? this.#streamBody(limits);
+  }
+
+  /**
+   * The whole body when node holds all of it and nobody else reads it; undefined otherwise. Node marks the
+   * request complete only in a later callback, but a buffer as long as the declared Content-Length is whole.
+   */
+  #bufferedBody(limits: BodyLimits, declared: string | undefined): BodyResult | undefined {
+    const req = this.#req;
+    if (req.readableFlowing !== null || req.destroyed) return undefined;
+    const whole = req.complete || (declared !== undefined && req.readableLength === Number(declared));
+    if (!whole) return undefined;
+    if (req.readableLength > limits.maxBytes) {
+      // A chunked body past the cap (a declared length was checked above): drop it, close after answering.
+      this.#closeAfterResponse = true;
+      req.resume();
+      return { ok: false, reason: 'too_large' };
+    }
+    const bytes = (req.read() as Buffer | null) ?? EMPTY;
+    // Not yet marked complete: flowing, the request still ends (and closes) when node finishes the message.
+    if (!req.complete) req.resume();
+    return decodeBody(bytes);
+  }
+
+  /** Reads a body still arriving, chunk by chunk under the cap and the timeout. */
+  #streamBody(limits: BodyLimits): Promise<BodyResult> {
+    const req = this.#req;
     return new Promise((resolve) => {
       let chunks: Buffer[] = [];
       let size = 0;
@@ -173,11 +211,7 @@ export class NodeExchange implements HttpExchange {
       };
       const onEnd = () => {
         const first = chunks[0];
-        const bytes = chunks.length === 1 && first ? first : Buffer.concat(chunks, size);
-        // Buffer#toString would silently turn bad bytes into U+FFFD and parse something the client never sent.
-        finish(
-          isUtf8(bytes) ? { ok: true, text: bytes.toString('utf8') } : { ok: false, reason: 'invalid_utf8' },
-        );
+        finish(decodeBody(chunks.length === 1 && first ? first : Buffer.concat(chunks, size)));
       };
       const onError = () => finish({ ok: false, reason: 'aborted' });
       const onClose = () => {

@@ -44,6 +44,7 @@ export class StreamableSessionTransport implements Transport {
   #initializeId: RequestId | undefined;
   readonly #standaloneKey: string;
   readonly #persist: StreamSettings['persist'];
+  #sharedSettings: { readonly version: string; readonly settings: StreamSettings } | undefined;
   readonly #replaying = new Set<RequestId>();
   #replays = 0;
   #extraForReplay: MessageExtra | undefined;
@@ -267,16 +268,29 @@ export class StreamableSessionTransport implements Transport {
     this.onclose?.();
   }
 
+  /**
+   * The settings of the session's streams: one frozen object once initialize has fixed the version (a POST
+   * costs no settings and header objects of its own); before that, a fresh one, as the initialize hook may
+   * drop the session header from the stream that answers initialize.
+   */
   #settings(): StreamSettings {
     const version = this.protocolVersion;
-    return {
+    const shared = this.#sharedSettings;
+    if (shared !== undefined && shared.version === version) return shared.settings;
+    const headers = { [Header.SessionId]: this.sessionId };
+    const settings: StreamSettings = {
       maxEvents: this.#options.maxEventsPerStream,
       retryMs: this.#options.retryMs,
       keepAliveMs: this.#options.keepAliveMs,
       priming: version !== undefined && version >= '2025-11-25',
-      headers: { [Header.SessionId]: this.sessionId },
+      headers,
       persist: this.#persist,
     };
+    if (version !== undefined) {
+      Object.freeze(headers);
+      this.#sharedSettings = { version, settings: Object.freeze(settings) };
+    }
+    return settings;
   }
 
   #extra(exchange: HttpExchange, stream: SessionStream): MessageExtra {
