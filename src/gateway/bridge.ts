@@ -12,7 +12,7 @@
 import type { ClientHandlers } from '../client/types.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { invalidParams } from '../mcp/errors.js';
-import type { InputRequest, JSONObject, LoggingLevel } from '../mcp/types.js';
+import type { ClientCapabilities, InputRequest, JSONObject, LoggingLevel } from '../mcp/types.js';
 import { InputRequiredSignal } from '../server/input.js';
 import { digest } from '../server/request-state.js';
 import type { HandlerContext } from '../server/types.js';
@@ -38,6 +38,33 @@ interface PendingAsk {
 type Settled =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: unknown };
+
+/**
+ * The answer to an upstream's input request that no caller can give: none is being served, or the caller did
+ * not declare the capability (a server MUST NOT send it a request it did not declare). client/elicitation
+ * allows declining; an empty roots list is what a client with no roots has; sampling cannot be made up.
+ */
+export function answerWithoutCaller(method: InputMethod): Promise<Record<string, unknown>> {
+  if (method === 'elicitation/create') return Promise.resolve({ action: 'decline' });
+  if (method === 'roots/list') return Promise.resolve({ roots: [] });
+  return Promise.reject(
+    new Error('the caller did not declare sampling: the upstream cannot sample through it'),
+  );
+}
+
+/** Whether `capabilities` declare what `method` (with `params`: an elicitation's mode) needs. */
+function declares(
+  capabilities: ClientCapabilities | undefined,
+  method: InputMethod,
+  params: JSONObject,
+): boolean {
+  if (method === 'roots/list') return capabilities?.roots !== undefined;
+  if (method === 'sampling/createMessage') return capabilities?.sampling !== undefined;
+  const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
+  if (elicitation === undefined) return false;
+  // client/elicitation: `{}` declares form mode only; url mode needs `url`.
+  return params.mode === 'url' ? elicitation.url !== undefined : true;
+}
 
 /** How long an upstream request waits for a 2026-07-28 client to come back with its answers. */
 const DEFAULT_PARK_MS = 5 * 60_000;
@@ -69,6 +96,8 @@ export class Exchange {
     readonly principal: string | undefined,
     readonly kind: ForwardedRequest,
     context: RoundContext,
+    /** The caller's: an input request it did not declare is answered without it. */
+    readonly capabilities: ClientCapabilities | undefined,
     controller: AbortController = new AbortController(),
   ) {
     this.context = context;
@@ -94,6 +123,7 @@ export class Exchange {
     signal: AbortSignal,
     upstreamKey?: string,
   ): Promise<Record<string, unknown>> {
+    if (!declares(this.capabilities, method, params)) return answerWithoutCaller(method);
     return new Promise((resolve, reject) => {
       const ask: PendingAsk = {
         key: this.#keyFor(method, upstreamKey),
@@ -282,7 +312,8 @@ export class Bridge {
         );
     } else {
       const id = `i${(++this.#ids).toString(36)}`;
-      exchange = new Exchange(id, connection, context.principal, kind, context, this.#idle.pop());
+      const { principal, clientCapabilities } = context;
+      exchange = new Exchange(id, connection, principal, kind, context, clientCapabilities, this.#idle.pop());
       this.#start(exchange, upstream);
     }
     const value = await exchange.drive(context, (parked) => this.#park(parked));

@@ -15,7 +15,7 @@ import type { ServerSession } from '../server/session.js';
 import { isRecord } from '../util/record.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { PACKAGE_VERSION } from '../util/version.js';
-import { Bridge } from './bridge.js';
+import { Bridge, answerWithoutCaller } from './bridge.js';
 import { Catalog, Mirror } from './catalog.js';
 import { Forwarder } from './forward.js';
 import { offerToolSearch } from './search.js';
@@ -328,11 +328,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const ask: UpstreamAsk = (connection, method, params, signal, key) => {
     const exchange = bridge.exchangeFor(connection);
-    if (exchange) return exchange.ask(method, params, signal, key);
-    // No caller to ask (a request of no forwarded call): client/elicitation allows declining; no roots.
-    if (method === 'elicitation/create') return Promise.resolve({ action: 'decline' });
-    if (method === 'roots/list') return Promise.resolve({ roots: [] });
-    return Promise.reject(new Error('no downstream request to ask for sampling'));
+    // No caller to ask: a request of no forwarded call.
+    return exchange ? exchange.ask(method, params, signal, key) : answerWithoutCaller(method);
   };
   const events = {
     log: (connection: string, params: { level: string; data?: unknown; logger?: string }) =>
