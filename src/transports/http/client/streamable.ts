@@ -195,10 +195,13 @@ export class StreamableHttpClientTransport implements Transport {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
       const type = contentTypeOf(response);
-      if (type === 'application/json')
-        return this.#deliverText(
-          bufferedBody(response, this.#maxBytes) ?? (await readBody(response, this.#maxBytes)),
-        );
+      if (type === 'application/json') {
+        const text = bufferedBody(response, this.#maxBytes) ?? (await readBody(response, this.#maxBytes));
+        // The answer is whole: nothing is left to cancel. A close() racing the delivery must not destroy the
+        // request, which would raise an error on a response no reader listens to any more.
+        active.request = undefined;
+        return this.#deliverText(text);
+      }
       if (type === 'text/event-stream') return this.#readRequestStream(response, message, request, active);
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       throw new LocalError(
