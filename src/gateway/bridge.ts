@@ -17,6 +17,7 @@ import { InputRequiredSignal } from '../server/input.js';
 import { digest } from '../server/request-state.js';
 import type { HandlerContext } from '../server/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { answerWithoutCaller, declares } from './caller-input.js';
 import { BridgeRelay, type RoundContext } from './relay.js';
 import type { GatewayBus } from './shared-state.js';
 
@@ -38,33 +39,6 @@ interface PendingAsk {
 type Settled =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: unknown };
-
-/**
- * The answer to an upstream's input request that no caller can give: none is being served, or the caller did
- * not declare the capability (a server MUST NOT send it a request it did not declare). client/elicitation
- * allows declining; an empty roots list is what a client with no roots has; sampling cannot be made up.
- */
-export function answerWithoutCaller(method: InputMethod): Promise<Record<string, unknown>> {
-  if (method === 'elicitation/create') return Promise.resolve({ action: 'decline' });
-  if (method === 'roots/list') return Promise.resolve({ roots: [] });
-  return Promise.reject(
-    new Error('the caller did not declare sampling: the upstream cannot sample through it'),
-  );
-}
-
-/** Whether `capabilities` declare what `method` (with `params`: an elicitation's mode) needs. */
-function declares(
-  capabilities: ClientCapabilities | undefined,
-  method: InputMethod,
-  params: JSONObject,
-): boolean {
-  if (method === 'roots/list') return capabilities?.roots !== undefined;
-  if (method === 'sampling/createMessage') return capabilities?.sampling !== undefined;
-  const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
-  if (elicitation === undefined) return false;
-  // client/elicitation: `{}` declares form mode only; url mode needs `url`.
-  return params.mode === 'url' ? elicitation.url !== undefined : true;
-}
 
 /** How long an upstream request waits for a 2026-07-28 client to come back with its answers. */
 const DEFAULT_PARK_MS = 5 * 60_000;
