@@ -5,10 +5,8 @@
  * per principal: A's token never reaches the upstream on B's behalf).
  */
 import { join } from 'node:path';
-import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerAuth } from '../../src/auth/server/bearer.js';
-import { JwtVerifier } from '../../src/auth/server/jwt.js';
 import type { TokenVerifier } from '../../src/auth/server/types.js';
 import type { McpClient } from '../../src/client/client.js';
 import { RpcError } from '../../src/jsonrpc/errors.js';
@@ -18,22 +16,11 @@ import type { Listening } from '../../src/server/http.js';
 import { McpServer } from '../../src/server/server.js';
 import { TasksClient, withTasksCapability } from '../../src/extensions/tasks/index.js';
 import { FIXTURES } from '../client/helpers.js';
-import { type Running, lab, startGateway, textOf } from './support.js';
+import { type Running, lab, startGateway, textOf, type TestIssuer, testIssuer } from './support.js';
 
-const ISSUER = 'https://issuer.test';
-let signingKey: CryptoKey;
-let publicJwk: JWK;
+let issuer: TestIssuer;
 
-async function token(subject: string): Promise<string> {
-  return new SignJWT({ scope: 'mcp' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setIssuer(ISSUER)
-    .setSubject(subject)
-    .setAudience(running.url)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(signingKey);
-}
+const token = (subject: string) => issuer.token(subject, running.url);
 
 /** An upstream that requires its own tokens and says whose token it got. */
 async function credentialedUpstream(): Promise<{ listening: Listening; seen: string[] }> {
@@ -69,9 +56,7 @@ let vault: Awaited<ReturnType<typeof credentialedUpstream>>;
 const audit: GatewayAuditEntry[] = [];
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signingKey = pair.privateKey as CryptoKey;
-  publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+  issuer = await testIssuer();
   vault = await credentialedUpstream();
   running = await startGateway(
     {
@@ -101,12 +86,7 @@ beforeAll(async () => {
       },
     },
     {
-      auth: (url) =>
-        bearerAuth({
-          resource: url,
-          authorizationServers: [ISSUER],
-          verifier: new JwtVerifier({ jwks: { keys: [publicJwk] }, issuer: ISSUER }),
-        }),
+      auth: (url) => issuer.guard(url),
     },
   );
 }, 60_000);

@@ -5,20 +5,15 @@
  * earlier-revision upstream is never cached, an upstream's resources/updated makes the cached read stale at
  * once, and a cached answer still passes the rate limits first.
  */
-import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerAuth } from '../../src/auth/server/bearer.js';
-import { JwtVerifier } from '../../src/auth/server/jwt.js';
 import type { McpClient } from '../../src/client/client.js';
 import { type GatewayAuditEntry, RATE_LIMITED } from '../../src/gateway/governance.js';
 import { InMemoryResponseCache } from '../../src/gateway/response-cache.js';
 import type { Listening } from '../../src/server/http.js';
 import { McpServer } from '../../src/server/server.js';
-import { type Running, startGateway } from './support.js';
+import { type Running, startGateway, type TestIssuer, testIssuer } from './support.js';
 
-const ISSUER = 'https://issuer.test';
-let signingKey: CryptoKey;
-let publicJwk: JWK;
+let issuer: TestIssuer;
 let running: Running;
 let modern: Listening;
 let legacy: Listening;
@@ -64,16 +59,7 @@ function countingUpstream(): McpServer {
   return server;
 }
 
-async function token(subject: string): Promise<string> {
-  return new SignJWT({ scope: 'mcp' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setIssuer(ISSUER)
-    .setSubject(subject)
-    .setAudience(running.url)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(signingKey);
-}
+const token = (subject: string) => issuer.token(subject, running.url);
 
 const as = async (subject: string): Promise<McpClient> =>
   running.connect({ cache: false, headers: { authorization: `Bearer ${await token(subject)}` } });
@@ -82,9 +68,7 @@ const read = async (client: McpClient, uri: string) =>
   ((await client.readResource({ uri })).contents[0] as { text: string }).text;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signingKey = pair.privateKey as CryptoKey;
-  publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+  issuer = await testIssuer();
   modernServer = countingUpstream();
   modern = await modernServer.listen();
   legacy = await countingUpstream().listen();
@@ -106,12 +90,7 @@ beforeAll(async () => {
       },
     },
     {
-      auth: (url) =>
-        bearerAuth({
-          resource: url,
-          authorizationServers: [ISSUER],
-          verifier: new JwtVerifier({ jwks: { keys: [publicJwk] }, issuer: ISSUER }),
-        }),
+      auth: (url) => issuer.guard(url),
     },
   );
 }, 60_000);

@@ -1,5 +1,8 @@
 /** Gateways over real upstream processes, listening on 127.0.0.1, and clients connected to them. */
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { parseConfig } from '../../src/agent/config.js';
+import { type BearerAuthOptions, bearerAuth } from '../../src/auth/server/bearer.js';
+import { JwtVerifier } from '../../src/auth/server/jwt.js';
 import { McpClient } from '../../src/client/client.js';
 import { EraCache } from '../../src/client/server-caches.js';
 import type { ClientOptions } from '../../src/client/types.js';
@@ -74,4 +77,31 @@ export function textOf(result: { content?: Array<{ type: string; text?: string }
   return (result.content ?? [])
     .map((block) => (block.type === 'text' ? block.text : `[${block.type}]`))
     .join('');
+}
+
+/** A test authorization server's signing side: tokens for any subject, and the gateway guard that trusts them. */
+export interface TestIssuer {
+  /** An ES256 access token for `subject`, for `audience`, scope `mcp`, good for ten minutes. */
+  token(subject: string, audience: string): Promise<string>;
+  /** The downstream guard verifying those tokens for `resource`. */
+  guard(resource: string, options?: Pick<BearerAuthOptions, 'exposeToken'>): ReturnType<typeof bearerAuth>;
+}
+
+export async function testIssuer(issuer = 'https://issuer.test'): Promise<TestIssuer> {
+  const pair = await generateKeyPair('ES256');
+  const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+  const verifier = new JwtVerifier({ jwks: { keys: [publicJwk] }, issuer });
+  return {
+    token: (subject, audience) =>
+      new SignJWT({ scope: 'mcp' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer(issuer)
+        .setSubject(subject)
+        .setAudience(audience)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(pair.privateKey),
+    guard: (resource, options = {}) =>
+      bearerAuth({ resource, authorizationServers: [issuer], verifier, ...options }),
+  };
 }

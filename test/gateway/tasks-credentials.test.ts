@@ -7,17 +7,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerAuth } from '../../src/auth/server/bearer.js';
-import { JwtVerifier } from '../../src/auth/server/jwt.js';
 import { TasksClient, withTasksCapability } from '../../src/extensions/tasks/index.js';
 import { FIXTURES } from '../client/helpers.js';
-import { type Running, startGateway, textOf } from './support.js';
+import { type Running, startGateway, textOf, type TestIssuer, testIssuer } from './support.js';
 
-const ISSUER = 'https://issuer.test';
-let signingKey: CryptoKey;
-let publicJwk: JWK;
+let issuer: TestIssuer;
 let upstream: ChildProcess;
 let running: Running;
 /** For each time the gateway opened a connection for a caller: whether it had the caller's token. */
@@ -39,21 +34,10 @@ async function startUpstream(): Promise<string> {
   });
 }
 
-async function token(subject: string): Promise<string> {
-  return new SignJWT({ scope: 'mcp' })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setIssuer(ISSUER)
-    .setSubject(subject)
-    .setAudience(running.url)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(signingKey);
-}
+const token = (subject: string) => issuer.token(subject, running.url);
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signingKey = pair.privateKey as CryptoKey;
-  publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' };
+  issuer = await testIssuer();
   const url = await startUpstream();
   running = await startGateway(
     { jobs: { url } },
@@ -68,13 +52,7 @@ beforeAll(async () => {
       },
     },
     {
-      auth: (resource) =>
-        bearerAuth({
-          resource,
-          authorizationServers: [ISSUER],
-          verifier: new JwtVerifier({ jwks: { keys: [publicJwk] }, issuer: ISSUER }),
-          exposeToken: true,
-        }),
+      auth: (resource) => issuer.guard(resource, { exposeToken: true }),
     },
   );
 }, 60_000);
