@@ -8,33 +8,19 @@
 // swing by 30% between runs at load 10 and more; ratios of interleaved blocks hold to a few percent.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
-import { serverCommand } from './lib/proc.mjs';
+import { TURNS_PER_RUN, openLoop } from './lib/agent-variants.mjs';
 
 const [rounds = 24, block = 60] = process.argv.slice(2, 4).map(Number);
 const variants = process.argv.slice(4);
 if (variants.length < 2) throw new Error('name two variants or more: raw, mcp, agent:<dir>');
-const TURNS_PER_RUN = 10;
 
 async function open(variant) {
-  const commands = [1, 2, 3].map(() => serverCommand('raw', ['--transport=stdio']));
-  const model = zeroLatencyModel(TURNS_PER_RUN);
-  if (variant.startsWith('agent:')) {
-    // That checkout's own loop module, so it loads that checkout's dist.
-    const { agentforgeLoop: loopOf } = await import(
-      pathToFileURL(resolve(variant.slice(6), 'bench/lib/agent-loop.mjs')).href
-    );
-    return loopOf(commands, model, TURNS_PER_RUN + 1);
-  }
-  if (variant === 'agent') return agentforgeLoop(commands, model, TURNS_PER_RUN + 1);
-  const impl = await import(`./clients/${variant === 'mcp' ? 'agentforge' : 'raw'}.mjs`);
-  const servers = await Promise.all(
-    commands.map(async (c, i) => ({ name: `s${i + 1}`, client: await impl.connectStdio(c) })),
+  if (!variant.startsWith('agent:')) return openLoop(variant);
+  // That checkout's own loop module, so it loads that checkout's dist.
+  const { agentforgeLoop } = await import(
+    pathToFileURL(resolve(variant.slice(6), 'bench/lib/agent-loop.mjs')).href
   );
-  return {
-    run: await handLoop(servers, model, TURNS_PER_RUN + 1),
-    close: () => Promise.all(servers.map((s) => s.client.close())),
-  };
+  return openLoop('agent', agentforgeLoop);
 }
 
 async function runs(loop, count) {

@@ -9,26 +9,10 @@
 // TURNS (default 2000) sets the measured turns of each phase.
 import { createHook } from 'node:async_hooks';
 import { Session } from 'node:inspector/promises';
-import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
-import { serverCommand } from './lib/proc.mjs';
+import { TURNS_PER_RUN, openLoop } from './lib/agent-variants.mjs';
 
-const TURNS_PER_RUN = 10;
 const TURNS = Number(process.env.TURNS ?? 2000);
 const variants = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['raw', 'mcp', 'agent'];
-
-async function open(variant) {
-  const commands = [1, 2, 3].map(() => serverCommand('raw', ['--transport=stdio']));
-  const model = zeroLatencyModel(TURNS_PER_RUN);
-  if (variant === 'agent') return agentforgeLoop(commands, model, TURNS_PER_RUN + 1);
-  const impl = await import(`./clients/${variant === 'mcp' ? 'agentforge' : 'raw'}.mjs`);
-  const servers = await Promise.all(
-    commands.map(async (c, i) => ({ name: `s${i + 1}`, client: await impl.connectStdio(c) })),
-  );
-  return {
-    run: await handLoop(servers, model, TURNS_PER_RUN + 1),
-    close: () => Promise.all(servers.map((s) => s.client.close())),
-  };
-}
 
 async function turns(loop, count) {
   for (let i = 0; i < count / TURNS_PER_RUN; i++) {
@@ -80,7 +64,7 @@ async function cpuPerTurn(loop) {
 }
 
 for (const variant of variants) {
-  const loop = await open(variant);
+  const loop = await openLoop(variant);
   try {
     await turns(loop, 3000);
     const { promises, reactions } = await promisesPerTurn(loop);
