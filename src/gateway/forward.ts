@@ -40,7 +40,7 @@ export interface ForwarderDeps {
   readonly bridge: Bridge;
   /** Read per request: a reload replaces them. */
   readonly governance: { policy: ToolPolicy; limiter: RateLimiter };
-  readonly pool: PrincipalPool | undefined;
+  readonly pool: PrincipalPool;
   readonly perPrincipal: ReadonlySet<string>;
   readonly audit: GatewayAuditSink | undefined;
   readonly logger: Logger;
@@ -248,7 +248,7 @@ export class Forwarder {
   /** `auth`: the caller's, whose kept token (if any) a token exchange may need to open the connection. */
   #clientFor(server: string, principal: string | undefined, auth?: unknown): Promise<McpClient> | undefined {
     const { pool, perPrincipal } = this.#deps;
-    if (!pool || !perPrincipal.has(server)) return undefined;
+    if (!perPrincipal.has(server)) return undefined;
     return this.#principalClient(pool, server, principal, auth);
   }
 
@@ -299,7 +299,7 @@ export class Forwarder {
       return result;
     } catch (error) {
       if (error instanceof InputRequiredSignal) throw error;
-      if (client && isLinkFailure(error)) this.#deps.pool?.discard(target.server, context.principal!);
+      if (client && isLinkFailure(error)) this.#deps.pool.discard(target.server, context.principal!);
       this.#record(target, context, 'error', started, upstreamFailure(target.server, error), true);
       throw error;
     }

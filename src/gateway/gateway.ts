@@ -41,7 +41,7 @@ export class Gateway {
   readonly #endpoints = new Map<string, Endpoint>();
   readonly #catalog: Catalog;
   readonly #bridge: Bridge;
-  readonly #pool: PrincipalPool | undefined;
+  readonly #pool: PrincipalPool;
   readonly #governance: { policy: ToolPolicy; limiter: RateLimiter };
   readonly #initialPolicy: ToolPolicy;
   #options: GatewayOptions;
@@ -56,7 +56,7 @@ export class Gateway {
   #closed = false;
 
   /** @internal Built by `createGateway`. */
-  constructor(host: McpHost, bridge: Bridge, pool: PrincipalPool | undefined, options: GatewayOptions) {
+  constructor(host: McpHost, bridge: Bridge, pool: PrincipalPool, options: GatewayOptions) {
     this.host = host;
     this.#bridge = bridge;
     this.#pool = pool;
@@ -179,7 +179,7 @@ export class Gateway {
     this.#bridge.close();
     await Promise.all([...this.#endpoints.values()].map((endpoint) => endpoint.server.close()));
     await this.#catalog.close();
-    await this.#pool?.close();
+    await this.#pool.close();
     await this.host.close();
   }
 
