@@ -46,7 +46,8 @@ describe('the agentforge bin', () => {
     expect(listed.stdout.split('\n').map((line) => line.split('\t')[0])).toEqual(
       expect.arrayContaining(['weather__get_weather', 'orders__get_order', 'refunds__request_refund']),
     );
-  });
+    // Three npx starts (npm itself loads for each): 30 s was not enough once at load 11.
+  }, 120_000);
 });
 
 describe('agentforge demo with a configured model', () => {
