@@ -78,6 +78,12 @@ export interface ClientEraCodec {
     options: WireRequestOptions,
     tag?: unknown,
   ): Promise<Result>;
+  /**
+   * The params a request was given, from those `send` put on the wire (the era's envelope taken off where it
+   * is the codec's own; a `_meta` that carried the caller's keys stays, and `send` merges it again). The client
+   * keeps only what went on the wire while a request is in flight, and rebuilds from it for an MRTR round.
+   */
+  callerParams(sent: Record<string, unknown> | undefined): Record<string, unknown> | undefined;
   /** Whether `method` may answer `input_required`, which the client fulfils and retries (basic/patterns/mrtr). */
   answersInput(method: string): boolean;
   /** Right after negotiation: the handshake era sets the log level with a request; the other era needs none. */

@@ -132,7 +132,7 @@ export class ClientCore implements PipelineHost {
         context.method,
         context.params,
         this.#defaults.for(context.options, onresult),
-        context,
+        context.options,
       );
     const loop = new InputLoop(this.#defaults, checks, inner, user.length === 0 ? finishedSend : undefined);
     this.#request = (context) => {

@@ -57,6 +57,11 @@ export class HandshakeCodec implements ClientEraCodec {
   /** The transport's own failure is the caller's error: one shared `onfailure`, no reaction per call. */
   readonly #unwrapping = new WithFailure(rethrowUnwrapped);
 
+  /** A request goes as it was given (a trace in `_meta` is written again from the same options). */
+  callerParams(sent: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    return sent;
+  }
+
   answersInput(): boolean {
     return false;
   }

@@ -13,27 +13,43 @@ import { readResultType } from '../mcp/result-type.js';
 import type { Next } from '../util/compose.js';
 import { answerInputRequest, readInputRequests } from './input.js';
 import type { InputLoopOptions, RequestDefaults, ResultChecks } from './request-options.js';
-import type { ClientRequestContext, WireRequestOptions } from './contracts.js';
+import type {
+  CallOptions,
+  ClientEraCodec,
+  ClientRequestContext,
+  Link,
+  WireRequestOptions,
+} from './contracts.js';
 import { passesThrough } from './pipeline.js';
 
-/** Sends a request finished by `onresult` (the connection calls it with the result; `context` is the tag). */
+/** Sends a request finished by `onresult` (the connection calls it with the result; the tag is `context.options`). */
 export type FinishedSend = (
   context: ClientRequestContext,
   onresult: NonNullable<WireRequestOptions['onresult']>,
 ) => Promise<Result>;
 
+/** The `onresult` of the requests sent directly over one link with one codec. */
+interface Finisher {
+  readonly link: Link;
+  readonly codec: ClientEraCodec;
+  readonly onresult: NonNullable<WireRequestOptions['onresult']>;
+}
+
 /**
  * The outermost layer of the client's pipeline. `inner` is the rest of it (user middleware, session renewal,
  * retry, the codec's send). `direct`, given only when there is no user middleware, sends a request the inner
- * layers would pass straight through (src/client/pipeline.ts: passesThrough) with the loop's one shared
- * `onresult`: the connection finishes the result, and a call in flight holds no promise, reaction or closure
- * of the loop's. Otherwise the loop reacts to the inner promise, so user middleware sees every round's result.
+ * layers would pass straight through (src/client/pipeline.ts: passesThrough) with the loop's `onresult` for
+ * its link: the connection finishes the result, and a call in flight holds nothing of the loop's but the
+ * caller's options (the connection's tag). An MRTR round rebuilds the request's context from what the
+ * connection kept: the params it was sent with, less the era's envelope (`ClientEraCodec.callerParams`).
+ * Otherwise the loop reacts to the inner promise, so user middleware sees every round's result.
  */
 export class InputLoop {
   readonly #defaults: RequestDefaults;
   readonly #checks: ResultChecks;
   readonly #inner: Next<ClientRequestContext, Result>;
   readonly #direct: FinishedSend | undefined;
+  #finisher: Finisher | undefined;
 
   constructor(
     defaults: RequestDefaults,
@@ -60,7 +76,9 @@ export class InputLoop {
         );
       }
     }
-    if (this.#direct !== undefined && passesThrough(context)) return this.#direct(context, this.#finish);
+    // Only a request that is not idempotent: a round's context is rebuilt with `idempotent: false`.
+    if (this.#direct !== undefined && !context.idempotent && passesThrough(context))
+      return this.#direct(context, this.#finisherFor(context.link, context.codec));
     const check = this.#checks.for(method);
     if (!answersInput) return this.#inner(context).then(check);
     // The first round needs no timer of its own (the connection's request timer already honours
@@ -70,19 +88,48 @@ export class InputLoop {
   }
 
   /**
-   * The connection's `onresult` for a request sent by `direct`: its tag is the request's context, and the
-   * exchange's time counts from when the connection sent it (a version retry's resend: from the resend).
+   * The connection's `onresult` for requests sent by `direct` over `link` with `codec` (one function per link
+   * and codec, made when either changes): the request's context as it was, from the connection's record of
+   * it (`sent.tag` is the caller's options); the exchange's time counts from when the connection sent it (a
+   * version retry's resend: from the resend).
    */
-  readonly #finish = (result: Result, sent: SentRequest): Result | Promise<Result> =>
-    this.#first(sent.tag as ClientRequestContext, result, sent.startedAt);
+  #finisherFor(link: Link, codec: ClientEraCodec): Finisher['onresult'] {
+    const finisher = this.#finisher;
+    if (finisher !== undefined && finisher.link === link && finisher.codec === codec)
+      return finisher.onresult;
+    const onresult = (result: Result, sent: SentRequest): Result | Promise<Result> => {
+      const { method } = sent;
+      if (!this.#asksInput(codec, method, result)) return this.#checks.for(method)(result);
+      const context: ClientRequestContext = {
+        kind: 'request',
+        method,
+        params: codec.callerParams(sent.params),
+        options: sent.tag as CallOptions,
+        link,
+        codec,
+        idempotent: false,
+        connecting: false,
+      };
+      return this.#rounds(context, result, sent.startedAt);
+    };
+    this.#finisher = { link, codec, onresult };
+    return onresult;
+  }
 
   /** A first round's result: final (checked), or the rounds that answer its `input_required`. */
   #first(context: ClientRequestContext, first: Result, startedAt: number): Result | Promise<Result> {
-    const check = this.#checks.for(context.method);
-    if (!context.codec.answersInput(context.method) || readResultType(first) !== 'input_required')
-      return check(first);
+    if (!this.#asksInput(context.codec, context.method, first))
+      return this.#checks.for(context.method)(first);
+    return this.#rounds(context, first, startedAt);
+  }
+
+  #asksInput(codec: ClientEraCodec, method: string, result: Result): boolean {
+    return codec.answersInput(method) && readResultType(result) === 'input_required';
+  }
+
+  #rounds(context: ClientRequestContext, first: Result, startedAt: number): Promise<Result> {
     const loop = this.#defaults.inputLoop(context.options);
-    return rounds(context, this.#inner, loop, startedAt, first, check);
+    return rounds(context, this.#inner, loop, startedAt, first, this.#checks.for(context.method));
   }
 }
 

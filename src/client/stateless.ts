@@ -156,6 +156,13 @@ export class StatelessCodec implements ClientEraCodec {
     return failed.resend(params, { ...failed.options, onfailure: rethrowUnwrapped });
   }
 
+  callerParams(sent: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    if (sent === undefined || sent._meta !== this.#baseMeta) return sent;
+    const params: Record<string, unknown> = Object.assign({}, sent);
+    delete params._meta;
+    return params;
+  }
+
   answersInput(method: string): boolean {
     return INPUT_REQUIRED_METHODS.has(method);
   }

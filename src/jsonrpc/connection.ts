@@ -17,13 +17,15 @@ import {
   type Pending,
   type Resend,
   cancelledError,
+  captureResolve,
+  capturedResolve,
   deadlineOf,
   failBeforeSending,
   failPending,
   resolvePending,
   timeoutError,
 } from './pending.js';
-import { SendWatch } from './send-watch.js';
+import { SendWatch, sendSafely } from './send-watch.js';
 import { SignalWatch } from './signal-watch.js';
 import {
   type JSONRPCErrorResponse,
@@ -164,26 +166,25 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
       outgoingParams === undefined
         ? { jsonrpc: '2.0', id, method }
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
-    return new Promise<Result>((resolve) => {
-      const now = clockMs();
-      const pending: Pending = {
-        method,
-        params: outgoingParams,
-        resolve,
-        startedAt: now,
-        options,
-        deadline: NEVER,
-        signal,
-        tag,
-      };
-      this.#pending.set(id, pending);
-      pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
-      if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);
-      if (signal) this.#signals.add(signal, id);
-      const sendOptions =
-        options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
-      this.#sends.watch(this.#transport.send(message, sendOptions), id);
-    });
+    const promise = new Promise<Result>(captureResolve);
+    const now = clockMs();
+    const pending: Pending = {
+      method,
+      params: outgoingParams,
+      resolve: capturedResolve(),
+      startedAt: now,
+      options,
+      deadline: NEVER,
+      tag,
+    };
+    this.#pending.set(id, pending);
+    pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
+    if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);
+    if (signal) this.#signals.add(signal, id);
+    const sendOptions =
+      options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
+    this.#sends.watch(sendSafely(this.#transport, message, sendOptions), id);
+    return promise;
   }
 
   notify(method: string, params?: Params, options?: SendOptions): Promise<void> {
@@ -224,7 +225,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (!pending) return undefined;
     this.#pending.delete(id);
     if (pending.deadline !== NEVER) this.#deadlines.release();
-    if (pending.signal) this.#signals.delete(pending.signal, id);
+    const signal = pending.options?.signal;
+    if (signal) this.#signals.delete(signal, id);
     return pending;
   }
 
@@ -367,15 +369,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     });
   }
 
-  /** Sends, turning a synchronous throw (a transport serialising on the spot) into a rejection. */
   #deliver(message: JSONRPCMessage, id: RequestId | undefined): Promise<void> {
-    try {
-      return id === undefined
-        ? this.#transport.send(message)
-        : this.#transport.send(message, { relatedRequestId: id });
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return sendSafely(this.#transport, message, id === undefined ? undefined : { relatedRequestId: id });
   }
 
   /** A transport error that names a request (`data.requestId`) fails that request; others are logged. */

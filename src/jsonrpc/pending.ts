@@ -18,12 +18,26 @@ export interface Pending {
   /** When it was sent (`clockMs` ms). */
   readonly startedAt: number;
   readonly options: RequestOptions | undefined;
-  /** When it times out (`clockMs` ms); NEVER when it never does. */
+  /** When it times out (`clockMs` ms); NEVER when it never does. Its cancellation signal is `options.signal`. */
   deadline: number;
-  /** The caller's cancellation signal, watched while the request is pending. */
-  readonly signal: AbortSignal | undefined;
   /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
   readonly tag: unknown;
+}
+
+let captured: Pending['resolve'] | undefined;
+
+/**
+ * The executor of a request's promise: one function for every request (an executor closing over the request
+ * would be a closure and a context allocated per request). `capturedResolve()` hands over what it captured.
+ */
+export function captureResolve(resolve: Pending['resolve']): void {
+  captured = resolve;
+}
+
+export function capturedResolve(): Pending['resolve'] {
+  const resolve = captured as Pending['resolve'];
+  captured = undefined;
+  return resolve;
 }
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
@@ -62,23 +76,43 @@ export type Resend = (
   tag: unknown,
 ) => Promise<Result>;
 
-function sentRequest(
-  method: string,
-  params: Params,
-  options: RequestOptions | undefined,
-  tag: unknown,
-  /** When it was sent (clockMs). */
-  startedAt: number,
-  resend: Resend,
-): SentRequest {
-  return {
-    method,
-    params,
-    options,
-    tag,
-    startedAt: epochOf(startedAt),
-    resend: (again, next) => resend(method, again, next, tag),
-  };
+/** What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request. */
+class Sent implements SentRequest {
+  readonly method: string;
+  readonly params: Params;
+  readonly options: RequestOptions | undefined;
+  readonly tag: unknown;
+  readonly #startedAt: number;
+  readonly #resend: Resend;
+
+  constructor(
+    method: string,
+    params: Params,
+    options: RequestOptions | undefined,
+    tag: unknown,
+    /** When it was sent (clockMs). */
+    startedAt: number,
+    resend: Resend,
+  ) {
+    this.method = method;
+    this.params = params;
+    this.options = options;
+    this.tag = tag;
+    this.#startedAt = startedAt;
+    this.#resend = resend;
+  }
+
+  get startedAt(): number {
+    return epochOf(this.#startedAt);
+  }
+
+  resend(params: Params, options?: RequestOptions): Promise<Result> {
+    return this.#resend(this.method, params, options, this.tag);
+  }
+}
+
+function sentRequest(pending: Pending, resend: Resend): SentRequest {
+  return new Sent(pending.method, pending.params, pending.options, pending.tag, pending.startedAt, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -94,8 +128,7 @@ export function resolvePending(resend: Resend, pending: Pending, result: Result)
     return;
   }
   try {
-    const { method, params, options, tag, startedAt } = pending;
-    pending.resolve(onresult(result, sentRequest(method, params, options, tag, startedAt, resend)));
+    pending.resolve(onresult(result, sentRequest(pending, resend)));
   } catch (thrown) {
     rejectPending(pending, thrown);
   }
@@ -109,8 +142,7 @@ export function failPending(resend: Resend, pending: Pending, error: unknown): v
     return;
   }
   try {
-    const { method, params, options, tag, startedAt } = pending;
-    pending.resolve(onfailure(error, sentRequest(method, params, options, tag, startedAt, resend)));
+    pending.resolve(onfailure(error, sentRequest(pending, resend)));
   } catch (thrown) {
     rejectPending(pending, thrown);
   }
@@ -128,6 +160,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, sentRequest(method, params, options, tag, clockMs(), resend))),
+    resolve(onfailure(error, new Sent(method, params, options, tag, clockMs(), resend))),
   );
 }

@@ -1,4 +1,18 @@
-import type { RequestId } from './messages.js';
+import type { JSONRPCMessage, RequestId } from './messages.js';
+import type { SendOptions, Transport } from './transport.js';
+
+/** The transport's send, a synchronous throw (a transport that serialises on the spot) turned into a rejection. */
+export function sendSafely(
+  transport: Transport,
+  message: JSONRPCMessage,
+  options: SendOptions | undefined,
+): Promise<void> {
+  try {
+    return transport.send(message, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /**
  * Fails requests whose send fails. A transport that batches (stdio: one write per tick) returns one promise for

@@ -70,6 +70,43 @@ describe('MRTR retries', () => {
     });
   });
 
+  it("every round carries the caller's own _meta and trace, after a version retry as well", async () => {
+    const calls: Array<Record<string, unknown>> = [];
+    const server = await serve((message, res) => {
+      if (message.method !== 'tools/call') return json(res, 200, complete(message.id, { tools: [] }));
+      calls.push(message.params);
+      if (calls.length === 1) {
+        const data = { supported: ['2026-07-28'], requested: '2026-07-28' };
+        const error = { code: -32022, message: 'Unsupported protocol version', data };
+        return json(res, 200, { jsonrpc: '2.0', id: message.id, error });
+      }
+      if (calls.length === 2) return json(res, 200, inputRequired(message.id, { requestState: 's1' }));
+      json(res, 200, complete(message.id, { content: [{ type: 'text', text: 'done' }] }));
+    });
+    const client = await connect(server.url);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const params = { name: 'deploy', arguments: { env: 'prod' }, _meta: { 'example.com/ticket': 7 } };
+    const result = await client.request('tools/call', params, { traceparent });
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(calls).toHaveLength(3);
+    for (const sent of calls) {
+      expect(sent._meta).toMatchObject({
+        'example.com/ticket': 7,
+        traceparent,
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      });
+      expect(sent).toMatchObject({ name: 'deploy', arguments: { env: 'prod' } });
+    }
+    expect(calls[2]?.requestState).toBe('s1');
+    expect(calls[1]?.requestState).toBeUndefined();
+    // A call with no `_meta` of its own: the round sends the client's `_meta` as the first round did.
+    calls.length = 1;
+    await client.callTool({ name: 'deploy', arguments: { env: 'dev' } });
+    expect(calls).toHaveLength(3);
+    expect(calls[2]?._meta).toEqual(calls[1]?._meta);
+    expect(Object.keys(calls[2] ?? {}).sort()).toEqual(['_meta', 'arguments', 'name', 'requestState']);
+  });
+
   it('the max total timeout bounds a host handler that never answers, and aborts its signal', async () => {
     const server = await serve((message, res) =>
       json(

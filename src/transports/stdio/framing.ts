@@ -290,7 +290,10 @@ export class LineWriter {
     this.#batch = undefined;
     this.#resolve = undefined;
     this.#reject = undefined;
-    this.#writeNow(text).then(resolve, reject);
+    const written = this.#writeNow(text);
+    // The common case, handed to the stream at once: no derived promise and reaction per batch.
+    if (written === WRITTEN) resolve();
+    else written.then(resolve, reject);
   }
 
   readonly #flushTick = () => this.flush();
