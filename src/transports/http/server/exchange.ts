@@ -37,8 +37,11 @@ export interface HttpExchange {
   /** The host from the request URL, used when a runtime's Request carries no Host header. */
   readonly urlHost: string | undefined;
   query(name: string): string | undefined;
-  /** Reads the whole body as UTF-8 text within the limits (RFC 8259: JSON text exchanged is UTF-8). */
-  readBody(limits: BodyLimits): Promise<BodyResult>;
+  /**
+   * Reads the whole body as UTF-8 text within the limits (RFC 8259: JSON text exchanged is UTF-8): at once when
+   * the edge already holds all of it, else a promise.
+   */
+  readBody(limits: BodyLimits): BodyResult | Promise<BodyResult>;
   /**
    * The caller's verified identity: what a middleware in front attached (node's `req.auth`, the fetch handler's
    * context), replaced by the auth guard's verdict when the handler has one.

@@ -146,17 +146,18 @@ export class NodeExchange implements HttpExchange {
       : (new URLSearchParams(this.#search).get(name) ?? undefined);
   }
 
-  async readBody(limits: BodyLimits): Promise<BodyResult> {
+  /**
+   * A body already whole is taken at once: no listeners, no timer, no promise. The node handler hands the
+   * request on one microtask after node's 'request' event (createNodeHandler), by which time the parser has
+   * buffered the body that came in the same read as the headers.
+   */
+  readBody(limits: BodyLimits): BodyResult | Promise<BodyResult> {
     const req = this.#req;
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBytes) {
       this.#closeAfterResponse = true;
       return { ok: false, reason: 'too_large' };
     }
-    // The handler runs inside node's 'request' event, before the parser reaches the body that usually came in
-    // the same read; one microtask later that body is buffered. A body already whole is taken at once: no
-    // listeners, no timer, no promise of its own.
-    await undefined;
     return this.#bufferedBody(limits, declared) ?? this.#streamBody(limits);
   }
 
