@@ -306,8 +306,7 @@ export class McpHttpHandler {
     const entry = { transport, handle, principal: exchange.principal };
     transport.ownedBy(exchange.principal);
     transport.expectInitialize(request.id);
-    const stream = transport.acceptRequests(exchange, [request], [request.id], false);
-    stream.beforeFirstWrite = (response) => {
+    transport.acceptRequests(exchange, [request], [request.id], false, (response, stream) => {
       if (response && 'error' in response) {
         // No session is created by a rejected initialize.
         sessions.release();
@@ -323,7 +322,7 @@ export class McpHttpHandler {
       const version = response?.result.protocolVersion;
       if (typeof version === 'string')
         void this.#context.shared?.record(sessionId, request.params, version, exchange.principal);
-    };
+    });
   }
 
   async #get(exchange: HttpExchange) {
