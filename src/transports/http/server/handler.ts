@@ -3,6 +3,7 @@ import { type JSONRPCRequest, type RequestId, classify } from '../../../jsonrpc/
 import { Header } from '../../../mcp/meta.js';
 import { Method } from '../../../mcp/methods.js';
 import { allowsBatches, eraOf, isSupportedVersion } from '../../../mcp/revisions.js';
+import { type MaybePromise, isPromise } from '../../../util/maybe-promise.js';
 import { type HttpAuthOutcome, refuseUnauthorized, respondWith } from './auth.js';
 import type { HttpExchange } from './exchange.js';
 import { type HandlerContext, readJsonBody, reject, rejectInvalid } from './context.js';
@@ -96,7 +97,12 @@ export class McpHttpHandler {
     if (!legacy && options.path !== undefined && path !== options.path)
       return reject(exchange, 404, 'Not Found');
     // Before the body is read: an unauthenticated peer costs no buffer.
-    if (guard) return guard.authenticate(exchange).then((outcome) => this.#admit(exchange, outcome, legacy));
+    if (guard) {
+      // A guard that answers with a plain outcome (typed as a promise) is taken as it is, as `await` would.
+      const outcome: MaybePromise<HttpAuthOutcome> = guard.authenticate(exchange);
+      if (!isPromise(outcome)) return this.#admit(exchange, outcome, legacy);
+      return outcome.then((settled) => this.#admit(exchange, settled, legacy));
+    }
     return legacy ? this.#legacy(exchange) : this.#endpoint(exchange);
   }
 
