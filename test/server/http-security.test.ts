@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HttpAuthGuard } from '../../src/transports/http/server/index.js';
 import { type Harness, jsonHeaders, modern, post, raw, start } from './http/helpers.js';
 
 let h: Harness;
@@ -257,5 +258,27 @@ describe('malformed input', () => {
   it('405 for other HTTP methods, 404 for other paths', async () => {
     expect((await fetch(h.url, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(new URL('/other', h.url), { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('an auth guard that answers at once', () => {
+  it('is taken as it is, as an awaited promise would be: admitted, or refused with its response', async () => {
+    await h.http.close();
+    let admit = true;
+    // A guard written without async: its outcome is a plain object, not a promise.
+    const auth = {
+      authenticate: () =>
+        admit
+          ? { ok: true, authInfo: { sub: 'alice' }, principal: 'alice' }
+          : { ok: false, response: { status: 401, headers: { 'www-authenticate': 'Bearer' } } },
+      authorize: () => undefined,
+    } as unknown as HttpAuthGuard;
+    h = await start({ maxBodyBytes: 64 * 1024, auth });
+    await stillServes();
+    admit = false;
+    const { body, headers } = modern('tools/list');
+    const refused = await post(h.url, body, headers);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
   });
 });

@@ -187,6 +187,19 @@ describe('handshake-era sessions (2025-03-26..2025-11-25)', () => {
     expect(messages.at(-1)).toMatchObject({ id: 'r1', result: { content: [{ text: 'reconnected' }] } });
   });
 
+  it("SEP-1699 polling: a handler's closeStandaloneSSEStream ends the GET stream's connection with a retry", async () => {
+    h = await start({ retryMs: 50 });
+    const id = await initialize(h.url);
+    const get = await fetch(h.url, { headers: { ...sessionHeaders(id), accept: 'text/event-stream' } });
+    expect(get.status).toBe(200);
+    const closed = await post(h.url, call('close_get'), sessionHeaders(id));
+    expect(await closed.json()).toMatchObject({ id: 2, result: { content: [{ text: 'closed' }] } });
+    // The body ends (readSse returns) only because the server closed the stream.
+    const { events, retry } = await readSse(get);
+    expect(events[0]?.data).toBe('');
+    expect(retry).toContain(50);
+  });
+
   it('replays only what followed Last-Event-ID after the client lost the connection', async () => {
     h = await start();
     const id = await initialize(h.url);

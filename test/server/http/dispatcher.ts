@@ -155,6 +155,10 @@ export class TestServer implements HttpMcpServer {
         ctx.notify('notifications/message', { level: 'info', data: 'after close' });
         return { content: [{ type: 'text', text: 'reconnected' }] };
       }
+      case 'close_get':
+        // SEP-1699: ends the connection of the session's GET stream; the call itself is answered as usual.
+        (ctx.extra?.closeStandaloneSSEStream as (() => void) | undefined)?.();
+        return { content: [{ type: 'text', text: 'closed' }] };
       case 'announce':
         // Unrelated to the request: goes to the session's GET stream.
         void this.sessions.at(-1)?.notify('notifications/tools/list_changed', {});

@@ -1,6 +1,6 @@
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { InvalidMessage, RequestId } from '../../../jsonrpc/messages.js';
-import type { HttpExchange } from './exchange.js';
+import type { BodyResult, HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import { parseBody } from './parse.js';
 import type { SessionRegistry } from './sessions.js';
@@ -36,16 +36,24 @@ export function rejectInvalid(exchange: HttpExchange, invalid: InvalidMessage): 
   reject(exchange, 400, `Invalid Request: ${invalid.reason}`, ErrorCode.InvalidRequest, invalid.id);
 }
 
-/** The parsed JSON body of a POST, or undefined after the error answer was sent. */
-export async function readJsonBody(
-  exchange: HttpExchange,
-  options: ResolvedOptions,
-): Promise<{ value: unknown } | undefined> {
+/** What readJsonBody gives: the parsed body, or undefined after the error answer was sent. */
+export type JsonBody = { readonly value: unknown } | undefined;
+
+/**
+ * The parsed JSON body of a POST, or undefined after the error answer was sent; at once (no promise) when the
+ * edge already holds the whole body.
+ */
+export function readJsonBody(exchange: HttpExchange, options: ResolvedOptions): JsonBody | Promise<JsonBody> {
   if (!isJsonContentType(exchange.header('content-type'))) {
     reject(exchange, 415, 'Unsupported Media Type: Content-Type must be application/json');
     return undefined;
   }
-  const body = await exchange.readBody({ maxBytes: options.maxBodyBytes, timeoutMs: options.bodyTimeoutMs });
+  const body = exchange.readBody(options.bodyLimits);
+  if (body instanceof Promise) return body.then((read) => parsedJson(exchange, read, options));
+  return parsedJson(exchange, body, options);
+}
+
+function parsedJson(exchange: HttpExchange, body: BodyResult, options: ResolvedOptions): JsonBody {
   if (!body.ok) {
     rejectBody(exchange, body.reason, options);
     return undefined;

@@ -13,6 +13,14 @@ export interface SseSink {
   onclose?: () => void;
 }
 
+/** What a handshake-era request's handler may close for polling (SEP-1699). */
+export interface StreamControl {
+  /** Ends the connection of the POST stream the request is answered on (the stream itself lives on). */
+  closeSSEStream(): void;
+  /** Ends the connection of the session's GET stream. */
+  closeStandaloneSSEStream(): void;
+}
+
 export type BodyResult =
   | { ok: true; text: string }
   | { ok: false; reason: 'too_large' | 'aborted' | 'timeout' | 'invalid_utf8' };
@@ -37,8 +45,11 @@ export interface HttpExchange {
   /** The host from the request URL, used when a runtime's Request carries no Host header. */
   readonly urlHost: string | undefined;
   query(name: string): string | undefined;
-  /** Reads the whole body as UTF-8 text within the limits (RFC 8259: JSON text exchanged is UTF-8). */
-  readBody(limits: BodyLimits): Promise<BodyResult>;
+  /**
+   * Reads the whole body as UTF-8 text within the limits (RFC 8259: JSON text exchanged is UTF-8): at once when
+   * the edge already holds all of it, else a promise.
+   */
+  readBody(limits: BodyLimits): BodyResult | Promise<BodyResult>;
   /**
    * The caller's verified identity: what a middleware in front attached (node's `req.auth`, the fetch handler's
    * context), replaced by the auth guard's verdict when the handler has one.
@@ -48,8 +59,11 @@ export interface HttpExchange {
   principal: string | undefined;
   /** Set once a guard consumed the credentials: `extra().headers` then leaves Authorization and DPoP out. */
   credentialsConsumed: boolean;
-  /** Facts for handlers: headers (built lazily), `authInfo`, the session. */
-  extra(sessionId?: string): MessageExtra;
+  /**
+   * Facts for handlers: headers (built lazily), `authInfo`, the session, and with `control` a handshake-era
+   * request's `closeSSEStream` / `closeStandaloneSSEStream` (SEP-1699 polling).
+   */
+  extra(sessionId?: string, control?: StreamControl): MessageExtra;
   /** Sends a complete response; `body`, when given, is JSON text. */
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void;
   /** Starts an event-stream response. */

@@ -1,5 +1,5 @@
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
-import type { BodyLimits, BodyResult, HttpExchange, SseSink } from './exchange.js';
+import type { BodyLimits, BodyResult, HttpExchange, SseSink, StreamControl } from './exchange.js';
 import { SSE_HEADERS } from './wire.js';
 import { withoutCredentials } from './auth.js';
 
@@ -118,11 +118,18 @@ export class FetchExchange implements HttpExchange {
     return decodeUtf8(chunks, size);
   }
 
-  extra(sessionId?: string): MessageExtra {
+  extra(sessionId?: string, control?: StreamControl): MessageExtra {
     const headers = this.credentialsConsumed
       ? (this.#handlerHeaders ??= withoutCredentials(this.#request.headers))
       : this.#request.headers;
-    return { headers, authInfo: this.authInfo, sessionId };
+    if (!control) return { headers, authInfo: this.authInfo, sessionId };
+    return {
+      headers,
+      authInfo: this.authInfo,
+      sessionId,
+      closeSSEStream: () => control.closeSSEStream(),
+      closeStandaloneSSEStream: () => control.closeStandaloneSSEStream(),
+    };
   }
 
   respond(status: number, headers: Record<string, string> | undefined, body?: string): void {

@@ -3,7 +3,8 @@ import { type JSONRPCRequest, type RequestId, classify } from '../../../jsonrpc/
 import { Header } from '../../../mcp/meta.js';
 import { Method } from '../../../mcp/methods.js';
 import { allowsBatches, eraOf, isSupportedVersion } from '../../../mcp/revisions.js';
-import { refuseUnauthorized, respondWith } from './auth.js';
+import { type MaybePromise, isPromise } from '../../../util/maybe-promise.js';
+import { type HttpAuthOutcome, refuseUnauthorized, respondWith } from './auth.js';
 import type { HttpExchange } from './exchange.js';
 import { type HandlerContext, readJsonBody, reject, rejectInvalid } from './context.js';
 import { openLegacySse, postLegacySse } from './legacy-routes.js';
@@ -11,7 +12,7 @@ import { type HttpServerOptions, type ResolvedOptions, resolveOptions } from './
 import { rejectForeignRequest } from './security.js';
 import { StreamableSessionTransport } from './session-transport.js';
 import { SessionRegistry, mintSessionId } from './sessions.js';
-import { STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.js';
+import { type Found, STORE_UNAVAILABLE, SharedSessions } from './shared-sessions.js';
 import { serveStatelessRequest } from './stateless.js';
 import type { HttpMcpServer } from './types.js';
 import { paramHeaderLookup } from './validate.js';
@@ -55,14 +56,25 @@ export class McpHttpHandler {
     return this.#context.sessions.size;
   }
 
-  /** Never throws: whatever goes wrong, the client gets an answer and the server keeps serving. */
-  async handle(exchange: HttpExchange): Promise<void> {
+  /**
+   * Never throws, and a returned promise never rejects: whatever goes wrong, the client gets an answer and the
+   * server keeps serving. A request whose steps are all synchronous (a body already whole, a synchronous
+   * handler, no auth guard) is answered before this returns, with no promise made on the way.
+   */
+  handle(exchange: HttpExchange): Promise<void> | undefined {
+    let routed: Promise<void> | void;
     try {
-      await this.#route(exchange);
+      routed = this.#route(exchange);
     } catch (error) {
-      this.#context.options.logger.error('HTTP handler failed', error);
-      if (!exchange.responded) reject(exchange, 500, 'Internal error', ErrorCode.InternalError);
+      this.#failed(exchange, error);
+      return undefined;
     }
+    return routed ? routed.then(undefined, (error: unknown) => this.#failed(exchange, error)) : undefined;
+  }
+
+  #failed(exchange: HttpExchange, error: unknown): void {
+    this.#context.options.logger.error('HTTP handler failed', error);
+    if (!exchange.responded) reject(exchange, 500, 'Internal error', ErrorCode.InternalError);
   }
 
   /** Ends every session (server shutdown). */
@@ -70,7 +82,7 @@ export class McpHttpHandler {
     return this.#context.sessions.closeAll();
   }
 
-  async #route(exchange: HttpExchange): Promise<void> {
+  #route(exchange: HttpExchange): Promise<void> | void {
     const { options } = this.#context;
     const guard = options.auth;
     // RFC 9728 metadata is public and fetched cross-origin (browser clients): served before the Origin check.
@@ -84,14 +96,21 @@ export class McpHttpHandler {
     // authorization-server metadata here must learn that, not that it needs a token).
     if (!legacy && options.path !== undefined && path !== options.path)
       return reject(exchange, 404, 'Not Found');
+    // Before the body is read: an unauthenticated peer costs no buffer.
     if (guard) {
-      // Before the body is read: an unauthenticated peer costs no buffer.
-      const outcome = await guard.authenticate(exchange);
-      if (!outcome.ok) return respondWith(exchange, outcome.response);
-      exchange.authInfo = outcome.authInfo;
-      exchange.principal = outcome.principal;
-      exchange.credentialsConsumed = true;
+      // A guard that answers with a plain outcome (typed as a promise) is taken as it is, as `await` would.
+      const outcome: MaybePromise<HttpAuthOutcome> = guard.authenticate(exchange);
+      if (!isPromise(outcome)) return this.#admit(exchange, outcome, legacy);
+      return outcome.then((settled) => this.#admit(exchange, settled, legacy));
     }
+    return legacy ? this.#legacy(exchange) : this.#endpoint(exchange);
+  }
+
+  #admit(exchange: HttpExchange, outcome: HttpAuthOutcome, legacy: boolean): Promise<void> | void {
+    if (!outcome.ok) return respondWith(exchange, outcome.response);
+    exchange.authInfo = outcome.authInfo;
+    exchange.principal = outcome.principal;
+    exchange.credentialsConsumed = true;
     return legacy ? this.#legacy(exchange) : this.#endpoint(exchange);
   }
 
@@ -119,16 +138,22 @@ export class McpHttpHandler {
     }
   }
 
-  async #post(exchange: HttpExchange): Promise<void> {
+  #post(exchange: HttpExchange): Promise<void> | void {
     const accepts = parseAccept(exchange.header('accept'));
     if (!accepts.json && !accepts.sse) {
       return reject(exchange, 406, 'Not Acceptable: accept application/json and text/event-stream');
     }
-    const body = await readJsonBody(exchange, this.#context.options);
-    if (!body) return;
+    const body = readJsonBody(exchange, this.#context.options);
+    if (body instanceof Promise)
+      return body.then((read) => read && this.#message(exchange, read.value, accepts));
+    if (body) return this.#message(exchange, body.value, accepts);
+  }
+
+  /** A POST's parsed body, by what it is: a request, a notification, a response, or a batch. */
+  #message(exchange: HttpExchange, value: unknown, accepts: Accepts): Promise<void> | void {
     const sessionId = exchange.header(Header.SessionId);
-    if (Array.isArray(body.value)) return this.#batch(exchange, body.value, sessionId);
-    const classified = classify(body.value);
+    if (Array.isArray(value)) return this.#batch(exchange, value, sessionId);
+    const classified = classify(value);
     switch (classified.kind) {
       case 'invalid':
         return rejectInvalid(exchange, classified);
@@ -198,17 +223,33 @@ export class McpHttpHandler {
   }
 
   /** The session held here, or (sessions shared) one restored from the store. Sync when nothing is shared. */
-  #findSession(sessionId: string, exchange: HttpExchange) {
+  #findSession(sessionId: string, exchange: HttpExchange): Found | Promise<Found> {
     const { shared, sessions } = this.#context;
     if (shared) return shared.find(sessionId, exchange);
     return sessions.get(sessionId, StreamableSessionTransport, exchange.principal);
   }
 
   /** A POST inside a handshake-era session (2025-03-26..2025-11-25 basic/transports: Session Management). */
-  async #sessionPost(exchange: HttpExchange, sessionId: string, messages: readonly object[], batch: boolean) {
-    // Awaited only when the lookup went to the store: a session held here is served in the same tick.
+  #sessionPost(
+    exchange: HttpExchange,
+    sessionId: string,
+    messages: readonly object[],
+    batch: boolean,
+  ): Promise<void> | void {
+    // Chained only when the lookup went to the store: a session held here is served in the same tick.
     const lookup = this.#findSession(sessionId, exchange);
-    const entry = lookup instanceof Promise ? await lookup : lookup;
+    if (lookup instanceof Promise)
+      return lookup.then((entry) => this.#sessionDeliver(exchange, sessionId, entry, messages, batch));
+    return this.#sessionDeliver(exchange, sessionId, lookup, messages, batch);
+  }
+
+  #sessionDeliver(
+    exchange: HttpExchange,
+    sessionId: string,
+    entry: Found,
+    messages: readonly object[],
+    batch: boolean,
+  ) {
     if (entry === STORE_UNAVAILABLE) return rejectUnavailable(exchange);
     if (!entry) return reject(exchange, 404, 'Not Found: unknown or terminated session');
     if (!handshakeVersionHeader(exchange)) {
@@ -271,8 +312,7 @@ export class McpHttpHandler {
     const entry = { transport, handle, principal: exchange.principal };
     transport.ownedBy(exchange.principal);
     transport.expectInitialize(request.id);
-    const stream = transport.acceptRequests(exchange, [request], [request.id], false);
-    stream.beforeFirstWrite = (response) => {
+    transport.acceptRequests(exchange, [request], [request.id], false, (response, stream) => {
       if (response && 'error' in response) {
         // No session is created by a rejected initialize.
         sessions.release();
@@ -288,7 +328,7 @@ export class McpHttpHandler {
       const version = response?.result.protocolVersion;
       if (typeof version === 'string')
         void this.#context.shared?.record(sessionId, request.params, version, exchange.principal);
-    };
+    });
   }
 
   async #get(exchange: HttpExchange) {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { isUtf8 } from 'node:buffer';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
 import { CREDENTIAL_HEADERS } from './auth.js';
-import type { BodyLimits, BodyResult, HttpExchange, SseSink } from './exchange.js';
+import type { BodyLimits, BodyResult, HttpExchange, SseSink, StreamControl } from './exchange.js';
 import { SSE_HEADERS } from './wire.js';
 
 function toWebHeaders(source: IncomingHttpHeaders, withCredentials: boolean): Headers {
@@ -41,12 +41,16 @@ function flatHeaders(
   return flat;
 }
 
-/** MessageExtra whose web Headers are built only when a handler reads them (a prototype getter: cheap to create). */
+/**
+ * MessageExtra whose web Headers are built only when a handler reads them, and whose polling controls are
+ * functions only when a handler reads them (prototype getters: cheap to create).
+ */
 class NodeMessageExtra {
   readonly authInfo: unknown;
   readonly sessionId: string | undefined;
   readonly #req: IncomingMessage;
   readonly #withCredentials: boolean;
+  readonly #control: StreamControl | undefined;
   #headers: Headers | undefined;
 
   constructor(
@@ -54,16 +58,28 @@ class NodeMessageExtra {
     sessionId: string | undefined,
     authInfo: unknown,
     withCredentials: boolean,
+    control: StreamControl | undefined,
   ) {
     this.#req = req;
     this.sessionId = sessionId;
     this.authInfo = authInfo;
     this.#withCredentials = withCredentials;
+    this.#control = control;
   }
 
   get headers(): Headers {
     this.#headers ??= toWebHeaders(this.#req.headers, this.#withCredentials);
     return this.#headers;
+  }
+
+  get closeSSEStream(): (() => void) | undefined {
+    const control = this.#control;
+    return control && (() => control.closeSSEStream());
+  }
+
+  get closeStandaloneSSEStream(): (() => void) | undefined {
+    const control = this.#control;
+    return control && (() => control.closeStandaloneSSEStream());
   }
 
   get remoteAddress(): string | undefined {
@@ -146,17 +162,18 @@ export class NodeExchange implements HttpExchange {
       : (new URLSearchParams(this.#search).get(name) ?? undefined);
   }
 
-  async readBody(limits: BodyLimits): Promise<BodyResult> {
+  /**
+   * A body already whole is taken at once: no listeners, no timer, no promise. The node handler hands the
+   * request on one microtask after node's 'request' event (createNodeHandler), by which time the parser has
+   * buffered the body that came in the same read as the headers.
+   */
+  readBody(limits: BodyLimits): BodyResult | Promise<BodyResult> {
     const req = this.#req;
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBytes) {
       this.#closeAfterResponse = true;
       return { ok: false, reason: 'too_large' };
     }
-    // The handler runs inside node's 'request' event, before the parser reaches the body that usually came in
-    // the same read; one microtask later that body is buffered. A body already whole is taken at once: no
-    // listeners, no timer, no promise of its own.
-    await undefined;
     return this.#bufferedBody(limits, declared) ?? this.#streamBody(limits);
   }
 
@@ -224,8 +241,14 @@ export class NodeExchange implements HttpExchange {
     });
   }
 
-  extra(sessionId?: string): MessageExtra {
-    const extra = new NodeMessageExtra(this.#req, sessionId, this.authInfo, !this.credentialsConsumed);
+  extra(sessionId?: string, control?: StreamControl): MessageExtra {
+    const extra = new NodeMessageExtra(
+      this.#req,
+      sessionId,
+      this.authInfo,
+      !this.credentialsConsumed,
+      control,
+    );
     return extra as unknown as MessageExtra;
   }
 

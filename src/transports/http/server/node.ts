@@ -16,7 +16,10 @@ export type NodeHandler = ((req: IncomingMessage, res: ServerResponse) => void) 
 export function createNodeHandler(server: HttpMcpServer, options?: HttpServerOptions): NodeHandler {
   const handler = new McpHttpHandler(server, options);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    void handler.handle(new NodeExchange(req, res));
+    const exchange = new NodeExchange(req, res);
+    // node emits 'request' when the headers are parsed, before the parser reaches the body that came in the
+    // same read; one microtask later that body is buffered and is read at once (NodeExchange.readBody).
+    queueMicrotask(() => void handler.handle(exchange));
   };
   return Object.assign(handle, { close: () => handler.close() });
 }

@@ -1,5 +1,6 @@
 import { type Logger, silentLogger } from '../../../util/logger.js';
 import type { HttpAuthGuard } from './auth.js';
+import type { BodyLimits } from './exchange.js';
 import type { EventStore, SessionRelay, SessionStore } from './session-store.js';
 
 export interface HttpServerOptions {
@@ -73,6 +74,8 @@ export interface ResolvedOptions {
   readonly allowedOrigins: OriginMatcher | undefined;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
+  /** The two above as readBody takes them (one object, not one per request). */
+  readonly bodyLimits: BodyLimits;
   readonly sessionIdleTimeoutMs: number;
   readonly maxSessions: number;
   readonly maxEventsPerStream: number;
@@ -135,6 +138,8 @@ export function splitHost(host: string): { hostname: string; port: string | unde
 export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions {
   const legacy = options.legacySse;
   const originEntries = options.allowedOrigins === undefined ? LOCALHOST_NAMES : options.allowedOrigins;
+  const maxBodyBytes = positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES);
+  const bodyTimeoutMs = positive(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS);
   return {
     path: options.path,
     allowedHosts:
@@ -150,8 +155,9 @@ export function resolveOptions(options: HttpServerOptions = {}): ResolvedOptions
                 .map((entry) => entry.trim().toLowerCase()),
             ),
           },
-    maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    bodyTimeoutMs: positive(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
+    maxBodyBytes,
+    bodyTimeoutMs,
+    bodyLimits: Object.freeze({ maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs }),
     sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, 30 * 60_000),
     maxSessions: positive(options.maxSessions, 1000),
     maxEventsPerStream: positive(options.maxEventsPerStream, 256),

@@ -1,4 +1,5 @@
 import { ErrorCode } from '../../../jsonrpc/errors.js';
+import { isRecord } from '../../../util/record.js';
 
 type ParsedBody = { ok: true; value: unknown } | { ok: false; code: number; message: string };
 
@@ -18,13 +19,90 @@ export function parseBody(text: string): ParsedBody {
   } catch {
     return { ok: false, code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' };
   }
-  const problem = findKeyProblem(text);
+  // The exact scan runs only when the cheap check cannot rule a problem out (a hostile body, not a usual one).
+  const problem = mayHaveKeyProblem(text, value) ? findKeyProblem(text) : undefined;
   if (problem !== undefined)
     return { ok: false, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${problem}` };
   return { ok: true, value };
 }
 
+/**
+ * False only when `text` (valid JSON, parsed to `value`) has none of the problems findKeyProblem reports: as
+ * many key tokens in the text as own keys in the parsed objects (JSON.parse keeps one member of duplicate keys,
+ * escapes decoded, so any repeat leaves fewer), no message or params member repeated ignoring case, and no
+ * nesting past the limit. Allocates nothing for a body of lowercase message and params members.
+ */
+export function mayHaveKeyProblem(text: string, value: unknown): boolean {
+  const keys = parsedKeyCount(value, 0);
+  if (keys < 0 || keys !== keyTokenCount(text)) return true;
+  if (!Array.isArray(value)) return messageKeysClash(value);
+  for (const message of value) if (messageKeysClash(message)) return true;
+  return false;
+}
+
+/** Key tokens of valid JSON text: the strings followed (after whitespace) by a colon. */
+function keyTokenCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('"'); at !== -1; at = text.indexOf('"', at + 1)) {
+    at = endOfString(text, at);
+    let next = text.charCodeAt(at + 1);
+    for (let skip = at + 2; next === 0x20 || next === 0x0a || next === 0x0d || next === 0x09; skip++)
+      next = text.charCodeAt(skip);
+    if (next === COLON) count++;
+  }
+  return count;
+}
+
+/** Own keys of every object in a parsed value; -1 when containers nest deeper than MAX_JSON_DEPTH. */
+function parsedKeyCount(value: unknown, depth: number): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (depth >= MAX_JSON_DEPTH) return -1;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const inner = parsedKeyCount(item, depth + 1);
+      if (inner < 0) return -1;
+      count += inner;
+    }
+    return count;
+  }
+  for (const key in value) {
+    const inner = parsedKeyCount((value as Record<string, unknown>)[key], depth + 1);
+    if (inner < 0) return -1;
+    count += inner + 1;
+  }
+  return count;
+}
+
+/** True when a message's members, or its params' members, may repeat ignoring case. */
+function messageKeysClash(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if (keysClash(message)) return true;
+  const params = message.params;
+  return isRecord(params) && keysClash(params);
+}
+
+/** Whether an object's (distinct) keys repeat ignoring case; all lowercase, the usual case, they cannot. */
+function keysClash(object: object): boolean {
+  let mixed = false;
+  for (const key in object) {
+    if (key.toLowerCase() !== key) {
+      mixed = true;
+      break;
+    }
+  }
+  if (!mixed) return false;
+  const seen = new Set<string>();
+  for (const key in object) {
+    const lower = key.toLowerCase();
+    if (seen.has(lower)) return true;
+    seen.add(lower);
+  }
+  return false;
+}
+
 const QUOTE = 0x22;
+const COLON = 0x3a;
 const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;

@@ -11,6 +11,9 @@ function hostAllowed(matcher: HostMatcher, host: string): boolean {
   return matcher.anyPort.has(hostname);
 }
 
+/** The last Host allowed, and by which matcher: a client sends the same one on every request. */
+let lastAllowed: { readonly matcher: HostMatcher; readonly host: string } | undefined;
+
 function originAllowed(matcher: OriginMatcher, origin: string): boolean {
   const lower = origin.toLowerCase();
   if (matcher.exactOrigins.has(lower)) return true;
@@ -29,11 +32,14 @@ export function rejectForeignRequest(
   header: HeaderReader,
   fallbackHost?: string,
 ): string | undefined {
-  if (options.allowedHosts) {
+  const hosts = options.allowedHosts;
+  if (hosts) {
     const host = header('host') ?? fallbackHost;
     if (host === undefined || host === '') return 'Forbidden: missing Host header';
-    if (!hostAllowed(options.allowedHosts, host))
-      return `Forbidden: Host ${JSON.stringify(host)} is not allowed`;
+    if (lastAllowed?.host !== host || lastAllowed.matcher !== hosts) {
+      if (!hostAllowed(hosts, host)) return `Forbidden: Host ${JSON.stringify(host)} is not allowed`;
+      lastAllowed = { matcher: hosts, host };
+    }
   }
   if (options.allowedOrigins) {
     const origin = header('origin');

@@ -1,6 +1,6 @@
 import type { JSONRPCResponse, RequestId } from '../../../jsonrpc/messages.js';
 import { stringifyMessage } from '../../../jsonrpc/serialise.js';
-import type { HttpExchange, SseSink } from './exchange.js';
+import type { HttpExchange, SseSink, StreamControl } from './exchange.js';
 import { SSE_KEEPALIVE, sseMessage, ssePriming } from './wire.js';
 
 export interface StreamSettings {
@@ -13,7 +13,12 @@ export interface StreamSettings {
   readonly headers: Record<string, string>;
   /** Records each event beyond this process (an EventStore), for resumption on another instance. */
   readonly persist?: ((key: string, seq: number, json: string) => void) | undefined;
+  /** Ends the connection of the session's GET stream (a request's `extra.closeStandaloneSSEStream`). */
+  readonly closeStandalone?: (() => void) | undefined;
 }
+
+/** Runs before the first byte of a POST's answer (the response when it goes as JSON, else undefined). */
+export type FirstWriteHook = (response: JSONRPCResponse | undefined, stream: SessionStream) => void;
 
 interface StoredEvent {
   readonly seq: number;
@@ -27,22 +32,26 @@ interface StoredEvent {
  * connection carrying the stream may come and go (client network loss, or the server closing it for polling,
  * SEP-1699) while the stream itself lives on until its responses are out.
  */
-export class SessionStream {
+export class SessionStream implements StreamControl {
   readonly key: string;
   #seq = 0;
   #deliveredSeq = 0;
-  readonly #events: StoredEvent[] = [];
+  /** Made on the first event: a POST answered with JSON (the usual case) stores none. */
+  #events: StoredEvent[] | undefined;
   #sink: SseSink | undefined;
   #keepAlive: NodeJS.Timeout | undefined;
   /** The POST still waiting for its answer; answered with JSON if the response comes before anything else. */
   #pending: HttpExchange | undefined;
-  readonly #awaiting: Set<RequestId>;
-  readonly #batch: boolean;
-  readonly #batchResponses: JSONRPCResponse[] = [];
+  /** The one request a POST carries, when it is not a batch (no Set for the usual case). */
+  #awaitingOne: RequestId | undefined;
+  /** A batch's requests still unanswered. */
+  readonly #awaiting: Set<RequestId> | undefined;
+  /** A batch's responses held for its one JSON answer. */
+  readonly #batchResponses: JSONRPCResponse[] | undefined;
   /** Set once every response this stream owes is out (or stored for replay). */
   complete = false;
   /** Called before the first byte of the POST's answer: the initialize hook decides the session header there. */
-  beforeFirstWrite: ((response: JSONRPCResponse | undefined) => void) | undefined;
+  beforeFirstWrite: FirstWriteHook | undefined;
   readonly #settings: StreamSettings;
 
   constructor(
@@ -55,8 +64,12 @@ export class SessionStream {
     this.#settings = settings;
     this.key = key;
     this.#pending = pending;
-    this.#awaiting = new Set(requestIds);
-    this.#batch = batch;
+    if (batch) {
+      this.#awaiting = new Set(requestIds);
+      this.#batchResponses = [];
+    } else {
+      this.#awaitingOne = requestIds[0];
+    }
   }
 
   /** The headers of the response that opens the stream (the initialize hook may drop the session id). */
@@ -75,19 +88,27 @@ export class SessionStream {
 
   /** Sends a response (settling one awaited id) or a notification/request related to the stream's requests. */
   sendResponse(response: JSONRPCResponse, id: RequestId): void {
-    if (!this.#awaiting.delete(id)) return;
-    const last = this.#awaiting.size === 0;
-    if (this.#pending && !this.#sink) {
+    const batch = this.#batchResponses;
+    if (batch === undefined) {
+      if (this.#awaitingOne !== id || id === undefined) return;
+      this.#awaitingOne = undefined;
       // JSON answer: the response came before anything else had to be streamed.
-      if (!this.#batch) {
-        this.#answerJson(response, response);
-        return;
+      if (this.#pending && !this.#sink) this.#answerJson(stringifyMessage(response), response);
+      else {
+        this.#emit(stringifyMessage(response));
+        this.#finish();
       }
-      this.#batchResponses.push(response);
-      if (last) this.#answerJson(this.#batchResponses, this.#batchResponses[0]);
       return;
     }
-    for (const earlier of this.#batchResponses.splice(0)) this.#emit(stringifyMessage(earlier));
+    const awaiting = this.#awaiting as Set<RequestId>;
+    if (!awaiting.delete(id)) return;
+    const last = awaiting.size === 0;
+    if (this.#pending && !this.#sink) {
+      batch.push(response);
+      if (last) this.#answerJson(`[${batch.map(stringifyMessage).join(',')}]`, batch[0]);
+      return;
+    }
+    for (const earlier of batch.splice(0)) this.#emit(stringifyMessage(earlier));
     this.#emit(stringifyMessage(response));
     if (last) this.#finish();
   }
@@ -106,11 +127,21 @@ export class SessionStream {
     this.#detach(true);
   }
 
+  /** A request's `extra.closeSSEStream`: this stream's connection. */
+  closeSSEStream(): void {
+    this.closeConnection();
+  }
+
+  /** A request's `extra.closeStandaloneSSEStream`: the session's GET stream's connection. */
+  closeStandaloneSSEStream(): void {
+    this.#settings.closeStandalone?.();
+  }
+
   /** Re-attaches a reconnecting client: replays events after `afterSeq`, then streams live (or ends if done). */
   resume(exchange: HttpExchange, afterSeq: number): void {
     this.#detach(true);
     this.#attach(exchange, false);
-    for (const event of this.#events) if (event.seq > afterSeq) this.#sink?.write(event.text);
+    for (const event of this.#events ?? []) if (event.seq > afterSeq) this.#sink?.write(event.text);
     this.#deliveredSeq = this.#seq;
     if (this.complete) this.#detach(true);
   }
@@ -123,7 +154,7 @@ export class SessionStream {
     // The replayed events go before the priming event, so the client's next Last-Event-ID names this stream.
     const delivered = replayed ? this.#seq : this.#deliveredSeq;
     this.#attach(exchange, true, replayed);
-    for (const event of this.#events) if (event.seq > delivered) this.#sink?.write(event.text);
+    for (const event of this.#events ?? []) if (event.seq > delivered) this.#sink?.write(event.text);
     this.#deliveredSeq = this.#seq;
   }
 
@@ -137,11 +168,10 @@ export class SessionStream {
     this.#detach(true);
   }
 
-  #answerJson(body: unknown, first: JSONRPCResponse | undefined): void {
+  #answerJson(text: string, first: JSONRPCResponse | undefined): void {
     const exchange = this.#pending as HttpExchange;
     this.#pending = undefined;
-    this.beforeFirstWrite?.(first);
-    const text = Array.isArray(body) ? `[${body.map(stringifyMessage).join(',')}]` : stringifyMessage(body);
+    this.beforeFirstWrite?.(first, this);
     exchange.respond(200, this.#settings.headers, text);
     this.complete = true;
   }
@@ -150,7 +180,7 @@ export class SessionStream {
     if (!this.#pending) return;
     const exchange = this.#pending;
     this.#pending = undefined;
-    this.beforeFirstWrite?.(undefined);
+    this.beforeFirstWrite?.(undefined, this);
     this.#attach(exchange, true);
   }
 
@@ -188,9 +218,10 @@ export class SessionStream {
   #emit(json: string): void {
     this.#seq++;
     const text = sseMessage(json, `${this.key}_${this.#seq}`);
-    this.#events.push({ seq: this.#seq, text });
+    const events = (this.#events ??= []);
+    events.push({ seq: this.#seq, text });
     this.#settings.persist?.(this.key, this.#seq, json);
-    if (this.#events.length > this.#settings.maxEvents) this.#events.shift();
+    if (events.length > this.#settings.maxEvents) events.shift();
     if (this.#sink && !this.#sink.closed) {
       this.#sink.write(text);
       this.#deliveredSeq = this.#seq;

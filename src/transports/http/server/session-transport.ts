@@ -7,11 +7,13 @@ import { AnswerRelay } from './answer-relay.js';
 import type { HttpExchange } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import type { SessionRecord } from './session-store.js';
-import { SessionStream, type StreamSettings, parseEventId } from './session-stream.js';
+import { type FirstWriteHook, SessionStream, type StreamSettings, parseEventId } from './session-stream.js';
 import { sseMessage } from './wire.js';
 
 /** Ids of the requests a shared session replays to itself (`replay`); their answers go nowhere. */
 const REPLAY_ID = 'agentforge/replay-';
+/** What send returns once a message is written (or queued on its stream): one settled promise for all. */
+const SENT: Promise<void> = Promise.resolve();
 /** Finished streams kept for replay to a client that lost the connection before the end. */
 const MAX_FINISHED_STREAMS = 32;
 
@@ -48,6 +50,8 @@ export class StreamableSessionTransport implements Transport {
   readonly #replaying = new Set<RequestId>();
   #replays = 0;
   #extraForReplay: MessageExtra | undefined;
+  /** What a request's `extra.closeStandaloneSSEStream` does (one function for the session, not one a request). */
+  readonly #closeStandalone = (): void => this.#standaloneStream?.closeConnection();
   /** With shared sessions and a relay: the client's answers to this copy's requests, from any instance. */
   readonly #answers: AnswerRelay | undefined;
 
@@ -139,27 +143,27 @@ export class StreamableSessionTransport implements Transport {
   }
 
   /**
-   * Opens the stream that answers a POST carrying requests, then hands the messages to the connection. Each
-   * request's `extra.closeSSEStream` ends that POST's connection for polling (SEP-1699).
+   * Opens the stream that answers a POST carrying requests, then hands the messages to the connection at once
+   * (a handler that answers synchronously has answered the POST when this returns). Each request's
+   * `extra.closeSSEStream` ends that POST's connection for polling (SEP-1699). `beforeFirstWrite` is the
+   * stream's hook, set before anything can be written.
    */
   acceptRequests(
     exchange: HttpExchange,
     messages: readonly unknown[],
     ids: readonly RequestId[],
     batch: boolean,
-  ): SessionStream {
+    beforeFirstWrite?: FirstWriteHook,
+  ): void {
     this.lastActivity = Date.now();
     const key = `s${this.#options.streamTag}${++this.#nextStream}`;
     const stream = new SessionStream(key, this.#settings(), exchange, ids, batch);
+    stream.beforeFirstWrite = beforeFirstWrite;
     this.#byKey.set(key, stream);
     for (const id of ids) this.#byRequest.set(id, stream);
     const extra = this.#extra(exchange, stream);
     this.#extraForReplay ??= exchange.extra(this.sessionId);
-    // Delivered after the caller has had the chance to attach hooks to the stream.
-    queueMicrotask(() => {
-      for (const message of messages) this.onmessage?.(message, extra);
-    });
-    return stream;
+    for (const message of messages) this.onmessage?.(message, extra);
   }
 
   /** Whose session this is: answers relayed from other instances are taken from this principal only. */
@@ -228,30 +232,45 @@ export class StreamableSessionTransport implements Transport {
     return undefined;
   }
 
-  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if (this.#closed) throw new LocalError('connection_closed', 'session is closed');
+  /** Not async: a response is written at once and costs no promise of its own (one settled promise is shared). */
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(new LocalError('connection_closed', 'session is closed'));
     this.lastActivity = Date.now();
     if (isResponse(message)) {
-      const id = message.id;
-      // The answer to a replayed request (unless the client itself chose that id for a request of its own).
-      if (id !== undefined && id !== null && !this.#byRequest.has(id) && this.#replaying.delete(id)) return;
-      const stream = id === undefined || id === null ? undefined : this.#byRequest.get(id);
-      if (!stream || id === undefined || id === null) {
-        this.#options.logger.debug(`dropped a response for unknown request ${String(id)}`);
-        return;
-      }
-      this.#byRequest.delete(id);
-      if (id === this.#initializeId && 'result' in message) {
-        const version = message.result.protocolVersion;
-        if (typeof version === 'string') this.protocolVersion = version;
-        this.#initializeId = undefined;
-      }
-      stream.sendResponse(message, id);
-      this.#forgetIfDone(stream);
+      this.#sendResponse(message);
+      return SENT;
+    }
+    if (this.#answers && 'method' in message && 'id' in message) return this.#sendRelayable(message, options);
+    this.#sendOther(message, options);
+    return SENT;
+  }
+
+  #sendResponse(message: JSONRPCResponse): void {
+    const id = message.id;
+    // The answer to a replayed request (unless the client itself chose that id for a request of its own).
+    if (id !== undefined && id !== null && !this.#byRequest.has(id) && this.#replaying.delete(id)) return;
+    const stream = id === undefined || id === null ? undefined : this.#byRequest.get(id);
+    if (!stream || id === undefined || id === null) {
+      this.#options.logger.debug(`dropped a response for unknown request ${String(id)}`);
       return;
     }
-    if (this.#answers && 'method' in message && 'id' in message)
-      message = { ...message, id: await this.#answers.outgoing(message.id) };
+    this.#byRequest.delete(id);
+    if (id === this.#initializeId && 'result' in message) {
+      const version = message.result.protocolVersion;
+      if (typeof version === 'string') this.protocolVersion = version;
+      this.#initializeId = undefined;
+    }
+    stream.sendResponse(message, id);
+    this.#forgetIfDone(stream);
+  }
+
+  /** A request of this copy of a shared session: its id names this instance (AnswerRelay). */
+  async #sendRelayable(message: JSONRPCMessage & { id: RequestId }, options?: SendOptions): Promise<void> {
+    const id = await (this.#answers as AnswerRelay).outgoing(message.id);
+    this.#sendOther({ ...message, id }, options);
+  }
+
+  #sendOther(message: JSONRPCMessage, options: SendOptions | undefined): void {
     const related = options?.relatedRequestId;
     const stream = related === undefined ? undefined : this.#byRequest.get(related);
     (stream ?? this.#standalone).sendMessage(stringifyMessage(message));
@@ -285,6 +304,7 @@ export class StreamableSessionTransport implements Transport {
       priming: version !== undefined && version >= '2025-11-25',
       headers,
       persist: this.#persist,
+      closeStandalone: this.#closeStandalone,
     };
     if (version !== undefined) {
       Object.freeze(headers);
@@ -294,11 +314,7 @@ export class StreamableSessionTransport implements Transport {
   }
 
   #extra(exchange: HttpExchange, stream: SessionStream): MessageExtra {
-    const base = exchange.extra(this.sessionId);
-    return Object.assign(base, {
-      closeSSEStream: () => stream.closeConnection(),
-      closeStandaloneSSEStream: () => this.#standaloneStream?.closeConnection(),
-    });
+    return exchange.extra(this.sessionId, stream);
   }
 
   /** Drops a finished stream once nothing is left to replay; keeps a bounded few that still owe events. */

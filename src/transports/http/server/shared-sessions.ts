@@ -22,7 +22,8 @@ export interface SharedSessionEntry {
 /** The store could not be reached: the caller answers 503. */
 export const STORE_UNAVAILABLE = Symbol('session store unavailable');
 
-type Found = SharedSessionEntry | undefined | typeof STORE_UNAVAILABLE;
+/** A session looked up: held (or restored) here, unknown, or the store could not be reached. */
+export type Found = SharedSessionEntry | undefined | typeof STORE_UNAVAILABLE;
 
 const TOUCH_INTERVAL_MS = 1000;
 

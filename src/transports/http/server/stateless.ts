@@ -3,6 +3,7 @@ import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../..
 import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { MessageExtra } from '../../../jsonrpc/transport.js';
 import type { StatelessRequestContext } from '../../../mcp/request-context.js';
+import { isPromise } from '../../../util/maybe-promise.js';
 import type { HttpExchange, SseSink } from './exchange.js';
 import type { ResolvedOptions } from './options.js';
 import type { HttpMcpServer } from './types.js';
@@ -106,31 +107,48 @@ const CANCELLED = () => new LocalError('cancelled', 'the client closed the respo
 
 /**
  * 2026-07-28 basic/transports/streamable-http: validate the headers against the body, dispatch, answer. Closing
- * the response (JSON pending or SSE open) is the cancellation signal: the handler's signal aborts.
+ * the response (JSON pending or SSE open) is the cancellation signal: the handler's signal aborts. A handler
+ * that answers at once is answered at once: no promise, and no abort listener (nothing can close the response
+ * before the event loop turns).
  */
-export async function serveStatelessRequest(
+export function serveStatelessRequest(
   server: HttpMcpServer,
   options: ResolvedOptions,
   paramHeaders: ParamHeaderLookup,
   exchange: HttpExchange,
   request: JSONRPCRequest,
   accepts: Accepts,
-): Promise<void> {
+): Promise<void> | undefined {
   const rejection = validateStatelessRequest(request, exchange.header, paramHeaders);
   if (rejection) {
     const body = errorResponse(request.id, rejection.code, rejection.message, rejection.data);
     exchange.respond(400, undefined, JSON.stringify(body));
-    return;
+    return undefined;
   }
   const call = new StatelessCall(exchange, accepts, options.keepAliveMs);
-  exchange.onAbort(call.abort);
-  let response: JSONRPCResponse;
+  let response: JSONRPCResponse | Promise<JSONRPCResponse>;
   try {
-    response = await server.handleStatelessRequest(request, call);
+    response = server.handleStatelessRequest(request, call);
   } catch (error) {
-    const wire = toWireError(error);
-    response = errorResponse(request.id, wire.code, wire.message, wire.data);
+    response = failed(request, error);
   }
+  if (!isPromise(response)) {
+    answer(exchange, call, response);
+    return undefined;
+  }
+  exchange.onAbort(call.abort);
+  return response.then(
+    (settled) => answer(exchange, call, settled),
+    (error: unknown) => answer(exchange, call, failed(request, error)),
+  );
+}
+
+function failed(request: JSONRPCRequest, error: unknown): JSONRPCResponse {
+  const wire = toWireError(error);
+  return errorResponse(request.id, wire.code, wire.message, wire.data);
+}
+
+function answer(exchange: HttpExchange, call: StatelessCall, response: JSONRPCResponse): void {
   // 2026-07-28 basic/patterns/cancellation: nothing more is sent for a cancelled request.
   if (call.aborted) {
     // Settles the web edge's pending Response; node has already dropped the socket.
