@@ -2,7 +2,8 @@
 // (reading a chunk of request lines, dispatching, serialising the answers, handing them to stdout) driven
 // with the bytes agentforge's client sends, against fake streams, so no pipe, no peer and no scheduler sits
 // in the figure. `node bench/stdio-server-side.mjs <impl,impl,...> [inflight] [rounds] [turn]`:
-// - impl: `raw` (bench/lib/lines.mjs and bench/servers/raw-handler.mjs, as the raw bench server), or
+// - impl: `raw` (bench/lib/lines.mjs and bench/servers/raw-handler.mjs, as the raw bench server), `raw-own`
+//   (the same fed the raw client's smaller requests, without `_meta`: the row's raw pair), or
 //   `<label>=<dist dir>` for an agentforge build (McpServer.serveStdio as bench/servers/agentforge.mjs), e.g.
 //   `raw,before=/tmp/base/dist,after=dist`; `agentforge` alone is `agentforge=dist`;
 // - inflight: requests per chunk (64: the 64-in-flight row, each chunk one batch of answers; 1: sequential);
@@ -27,13 +28,14 @@ const WARMUP_CALLS = 20_000;
 // What agentforge's client sends for a 2026-07-28 tools/call (captured from bench/clients/agentforge.mjs).
 const META =
   '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}';
-const requestLine = (id) =>
-  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${ECHO_TEXT}"},"_meta":${META}}}\n`;
+const requestLine = (id, meta) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"${ECHO_TEXT}"}${meta ? `,"_meta":${META}` : ''}}}\n`;
 /** One chunk of `inflight` requests (ids 1..inflight: every answer is out before the chunk comes again). */
-const chunk = Buffer.from(Array.from({ length: inflight }, (_, i) => requestLine(i + 1)).join(''));
+const chunkOf = (meta) =>
+  Buffer.from(Array.from({ length: inflight }, (_, i) => requestLine(i + 1, meta)).join(''));
 
 /** A stdin that hands each chunk straight to its listeners, and a stdout that counts what it is given. */
-function fakeStreams() {
+function fakeStreams(chunk = chunkOf(true)) {
   const stdin = new EventEmitter();
   stdin.pause = () => stdin;
   const stdout = new EventEmitter();
@@ -67,8 +69,8 @@ function fakeStreams() {
   return { stdin, stdout, exchange };
 }
 
-async function rawSide() {
-  const { stdin, stdout, exchange } = fakeStreams();
+async function rawSide(own) {
+  const { stdin, stdout, exchange } = fakeStreams(chunkOf(!own));
   const handle = createRawHandler({ tools: 0, minimal: true });
   const send = lineWriter(stdout);
   // The raw bench server reads a utf8-decoded stream: the decode is its cost too.
@@ -96,8 +98,9 @@ async function agentforgeSide(dist) {
 }
 
 async function side(spec) {
-  const [label, dist] = spec.includes('=') ? spec.split('=') : [spec, spec === 'raw' ? '' : 'dist'];
-  const made = label === 'raw' && !dist ? await rawSide() : await agentforgeSide(dist);
+  const [label, dist] = spec.includes('=') ? spec.split('=') : [spec, spec.startsWith('raw') ? '' : 'dist'];
+  const made =
+    label.startsWith('raw') && !dist ? await rawSide(label === 'raw-own') : await agentforgeSide(dist);
   await made.exchange();
   if (!made.stdout.last.includes(ECHO_TEXT))
     throw new Error(`${label}: unexpected answer ${made.stdout.last}`);

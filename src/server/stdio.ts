@@ -152,12 +152,11 @@ interface InflightHost {
  * is a measurable share of a small call's cost.
  */
 class InflightRequest implements ResponseSink {
-  aborted = false;
   readonly id: RequestId;
   readonly extra: MessageExtra | undefined;
   readonly #host: InflightHost;
-  #reason: unknown;
-  #controller: AbortController | undefined;
+  /** Nothing until aborted or asked for a signal: then the controller, or the reason of an abort none asked for. */
+  #abort: AbortController | Aborted | undefined;
 
   constructor(host: InflightHost, id: RequestId, extra: MessageExtra | undefined) {
     this.#host = host;
@@ -165,16 +164,22 @@ class InflightRequest implements ResponseSink {
     this.extra = extra;
   }
 
+  get aborted(): boolean {
+    const abort = this.#abort;
+    return abort !== undefined && (abort instanceof Aborted || abort.signal.aborted);
+  }
+
   respond(response: JSONRPCResponse): void {
     this.#host.answered(this, response);
   }
 
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
+    const abort = this.#abort;
+    if (abort instanceof AbortController) return abort.signal;
+    const controller = new AbortController();
+    if (abort !== undefined) controller.abort(abort.reason);
+    this.#abort = controller;
+    return controller.signal;
   }
 
   notify(notification: JSONRPCNotification): void {
@@ -183,8 +188,12 @@ class InflightRequest implements ResponseSink {
 
   abort(reason: unknown): void {
     if (this.aborted) return;
-    this.aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+    if (this.#abort instanceof AbortController) this.#abort.abort(reason);
+    else this.#abort = new Aborted(reason);
   }
+}
+
+/** Why a request whose signal no one asked for was aborted. */
+class Aborted {
+  constructor(readonly reason: unknown) {}
 }
