@@ -112,12 +112,23 @@ export class DualEraChannel implements Transport {
   };
 
   /**
-   * A failed send is reported, once per write: the stdio writer returns one promise for a tick's batch, which
-   * the responses of that batch share instead of adding a reaction each.
+   * A failed send is reported, once per write: a transport that can post takes the message without a promise;
+   * otherwise the responses of a batch share its one promise (the stdio writer returns one per tick) instead of
+   * adding a reaction each.
    */
   readonly #sendQuietly = (message: JSONRPCMessage): void => {
     if (this.#closed) return;
-    const sent = this.#inner.send(message);
+    const inner = this.#inner;
+    if (isPosting(inner)) {
+      // No promise at all: the transport reports a failure to its onerror, which is ours.
+      try {
+        inner.post(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+      return;
+    }
+    const sent = inner.send(message);
     if (sent === this.#lastSent) return;
     this.#lastSent = sent;
     sent.then(
@@ -139,6 +150,15 @@ export class DualEraChannel implements Transport {
     this.#inflight.clear();
     this.onclose?.(reason);
   }
+}
+
+/** A transport that can send without a promise, reporting a failure to its `onerror` (the stdio server's). */
+interface PostingTransport extends Transport {
+  post(message: JSONRPCMessage): void;
+}
+
+function isPosting(transport: Transport): transport is PostingTransport {
+  return typeof (transport as Partial<PostingTransport>).post === 'function';
 }
 
 interface InflightHost {
