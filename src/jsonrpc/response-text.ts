@@ -35,12 +35,13 @@ function idText(id: unknown): string | undefined {
 
 /**
  * `message` as JSON.stringify writes it, when it is `{ jsonrpc: '2.0', id, result }` (those members only, in that
- * order) and `result`'s last member is `_meta` with the given text (`metaText` of it: the caller's cache).
+ * order) and `result`'s last member is `_meta` whose text the caller has (`metaTail` of it, from its cache:
+ * `"_meta":<text>}}`, after a comma when `comma`).
  * Undefined otherwise. Throws what JSON.stringify throws for a member JSON cannot express.
  */
 export function responseText(
   message: Record<string, unknown>,
-  metaText: (meta: unknown) => string | undefined,
+  metaTail: (meta: unknown, comma: boolean) => string | undefined,
 ): string | undefined {
   // JSON.stringify writes own members in this order; anything else (inherited, extra, reordered) is left to it.
   let at = 0;
@@ -60,15 +61,16 @@ export function responseText(
     if (last !== undefined) {
       const text = memberText(last, lastValue);
       if (text === null) return undefined;
-      body += text;
+      // Few pieces: every piece joined is one more string to allocate and flatten.
+      if (text !== '') body = body === '' ? text : `${body},${text}`;
     }
     last = key;
     lastValue = result[key];
   }
   if (last !== '_meta') return undefined;
-  const meta = metaText(lastValue);
-  if (meta === undefined) return undefined;
-  return `{"jsonrpc":"2.0","id":${id},"result":{${body}"_meta":${meta}}}`;
+  const tail = metaTail(lastValue, body !== '');
+  if (tail === undefined) return undefined;
+  return `{"jsonrpc":"2.0","id":${id},"result":{${body}${tail}`;
 }
 
 const ENVELOPE = ['jsonrpc', 'id', 'result'];
@@ -81,12 +83,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * `"key":<value>,` as the member would appear inside its object; '' for a member JSON.stringify leaves out
+ * `"key":<value>` as the member would appear inside its object; '' for a member JSON.stringify leaves out
  * (undefined, a function, a symbol); null when the value has a toJSON (called with the member's name inside
  * the object, with '' alone).
  */
 function memberText(key: string, value: unknown): string | null {
   if (hasToJSON(value)) return null;
   const text: string | undefined = JSON.stringify(value);
-  return text === undefined ? '' : `${memberName(key)}${text},`;
+  return text === undefined ? '' : `${memberName(key)}${text}`;
 }

@@ -30,9 +30,20 @@ export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   return copy;
 }
 
-/** The cached text of a `serialisedOnce` object; undefined for any other value. */
-function fragmentText(value: unknown): string | undefined {
-  return typeof value === 'object' && value !== null ? fragments.get(value) : undefined;
+/** `"_meta":<text>}}` and `,"_meta":<text>}}` of each `serialisedOnce` object a response ended with. */
+const metaTails = new WeakMap<object, readonly [string, string]>();
+
+/** How a response ends whose result's last member is a `serialisedOnce` object; undefined for any other value. */
+function metaTail(value: unknown, comma: boolean): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  let tails = metaTails.get(value);
+  if (tails === undefined) {
+    const text = fragments.get(value);
+    if (text === undefined) return undefined;
+    tails = [`"_meta":${text}}}`, `,"_meta":${text}}}`];
+    metaTails.set(value, tails);
+  }
+  return tails[comma ? 1 : 0];
 }
 
 /** True for an object `serialisedOnce` made: plain JSON data, deeply frozen, so what is read from it holds. */
@@ -90,7 +101,7 @@ export function stringifyMessage(message: unknown): string {
     if (!isRecord(message)) return JSON.stringify(message);
     // A response whose result ends with a cached `_meta`: only the result's other members are serialised.
     if (message.result !== undefined) {
-      const text = responseText(message, fragmentText);
+      const text = responseText(message, metaTail);
       if (text !== undefined) return text;
     }
     return splicedText(message) ?? JSON.stringify(message);

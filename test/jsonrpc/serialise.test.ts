@@ -86,6 +86,8 @@ describe('stringifyMessage of a response whose result ends with a serialisedOnce
         _meta: meta,
       }),
     );
+    same(response(6, { gone: undefined, _meta: meta }));
+    same(response(7, { gone: undefined, kept: 1, fn: () => 1, also: 'x', _meta: meta }));
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, _meta: meta });
     same(response(5, bare));
     expect(JSON.parse(stringifyMessage(response(5, bare))).result._meta).toEqual(meta);
