@@ -56,7 +56,9 @@ function isObjectRooted(schema: unknown): boolean {
  */
 export function copyObject(source: JSONObject): JSONObject {
   const copy: JSONObject = {};
-  for (const key of Object.keys(source)) {
+  // for-in with an own-member test, not Object.keys: the same members in the same order, and no array per copy.
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
     // A `__proto__` member (JSON.parse makes it an own property) stays a member, as spreading keeps it.
     if (key === '__proto__')
       Object.defineProperty(copy, key, {

@@ -100,6 +100,8 @@ export abstract class DerivedScope implements RequestScope {
 
 type InputMethod = InputRequest['method'];
 
+type ContextMethod = 'progress' | 'log' | 'elicit' | 'sample' | 'listRoots' | 'requestInput';
+
 /** The default `inputRequests` key of each method: its short name and the call's ordinal. */
 const SHORT_NAMES: Record<InputMethod, string> = {
   [Method.ElicitationCreate]: 'elicitation',
@@ -119,31 +121,54 @@ export function progressTokenOf(meta: JSONObject | undefined): ProgressToken | u
  * microsecond to create.
  */
 class RequestHandlerContext implements HandlerContext {
-  readonly era: Era;
-  readonly protocolVersion: string;
-  readonly requestId: RequestId;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  readonly authInfo: unknown;
-  readonly extra: MessageExtra | undefined;
-  readonly meta: JSONObject | undefined;
-  readonly inputRound: number;
-  readonly task: TaskContext | undefined;
   readonly #scope: RequestScope;
   #ordinals: Record<string, number> | undefined;
+  /** The methods a handler took from it (`progress`, `log`, ...): most take none, so a call holds none. */
+  #methods: Partial<Pick<HandlerContext, ContextMethod>> | undefined;
 
+  // What the request carries is read through from its scope, not copied: a call makes one small object.
   constructor(scope: RequestScope) {
     this.#scope = scope;
-    this.era = scope.era;
-    this.protocolVersion = scope.protocolVersion;
-    this.requestId = scope.requestId;
-    this.clientCapabilities = scope.clientCapabilities;
-    this.clientInfo = scope.clientInfo;
-    this.authInfo = scope.extra?.authInfo;
-    this.extra = scope.extra;
-    this.meta = scope.meta;
-    this.inputRound = scope.inputRound;
-    this.task = scope.task;
+  }
+
+  get era(): Era {
+    return this.#scope.era;
+  }
+
+  get protocolVersion(): string {
+    return this.#scope.protocolVersion;
+  }
+
+  get requestId(): RequestId {
+    return this.#scope.requestId;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.#scope.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.#scope.clientInfo;
+  }
+
+  get authInfo(): unknown {
+    return this.#scope.extra?.authInfo;
+  }
+
+  get extra(): MessageExtra | undefined {
+    return this.#scope.extra;
+  }
+
+  get meta(): JSONObject | undefined {
+    return this.#scope.meta;
+  }
+
+  get inputRound(): number {
+    return this.#scope.inputRound;
+  }
+
+  get task(): TaskContext | undefined {
+    return this.#scope.task;
   }
 
   get signal(): AbortSignal {
@@ -160,44 +185,43 @@ class RequestHandlerContext implements HandlerContext {
 
   // The methods are made on first use (most handlers call none of them) and then kept, so that
   // `const { log } = ctx` works and `ctx.log === ctx.log`.
-  #progress: HandlerContext['progress'] | undefined;
-  #log: HandlerContext['log'] | undefined;
-  #elicit: HandlerContext['elicit'] | undefined;
-  #sample: HandlerContext['sample'] | undefined;
-  #listRoots: HandlerContext['listRoots'] | undefined;
-  #requestInput: HandlerContext['requestInput'] | undefined;
-
   get progress(): HandlerContext['progress'] {
-    this.#progress ??= (progress, total, message) => this.#sendProgress(progress, total, message);
-    return this.#progress;
+    const methods = (this.#methods ??= {});
+    methods.progress ??= (progress, total, message) => this.#sendProgress(progress, total, message);
+    return methods.progress;
   }
 
   get log(): HandlerContext['log'] {
-    this.#log ??= (level, data, logger) => this.#sendLog(level, data, logger);
-    return this.#log;
+    const methods = (this.#methods ??= {});
+    methods.log ??= (level, data, logger) => this.#sendLog(level, data, logger);
+    return methods.log;
   }
 
   get elicit(): HandlerContext['elicit'] {
-    this.#elicit ??= (params, options) => this.#ask(Method.ElicitationCreate, params, options);
-    return this.#elicit;
+    const methods = (this.#methods ??= {});
+    methods.elicit ??= (params, options) => this.#ask(Method.ElicitationCreate, params, options);
+    return methods.elicit;
   }
 
   get sample(): HandlerContext['sample'] {
-    this.#sample ??= (params, options) => this.#ask(Method.SamplingCreateMessage, params, options);
-    return this.#sample;
+    const methods = (this.#methods ??= {});
+    methods.sample ??= (params, options) => this.#ask(Method.SamplingCreateMessage, params, options);
+    return methods.sample;
   }
 
   get listRoots(): HandlerContext['listRoots'] {
-    this.#listRoots ??= (options) => this.#ask(Method.RootsList, {}, options);
-    return this.#listRoots;
+    const methods = (this.#methods ??= {});
+    methods.listRoots ??= (options) => this.#ask(Method.RootsList, {}, options);
+    return methods.listRoots;
   }
 
   get requestInput(): HandlerContext['requestInput'] {
-    this.#requestInput ??= (requests) =>
+    const methods = (this.#methods ??= {});
+    methods.requestInput ??= (requests) =>
       this.#scope.input.request(requests, this.#scope.signal) as Promise<
         Record<keyof typeof requests & string, InputResponse>
       >;
-    return this.#requestInput;
+    return methods.requestInput;
   }
 
   async #sendProgress(progress: number, total?: number, message?: string): Promise<void> {

@@ -87,7 +87,8 @@ export function bindingOf(
   };
 }
 
-const NO_INPUTS: Record<string, unknown> = Object.freeze({});
+/** The answers of a request that brings none. */
+export const NO_INPUTS: Record<string, unknown> = Object.freeze({});
 
 /** The answers an MRTR retry brings: this request's inputResponses, plus (winning) a verified requestState's. */
 export function readInputs(

@@ -16,7 +16,7 @@ import type { FinishingStep } from './context.js';
 import type { ServerCore } from './core.js';
 import { type InputBackend, InputRequiredSignal, MrtrInputBackend } from './input.js';
 import { type MaybePromise, isPromise } from '../util/maybe-promise.js';
-import { MetaReader, type RequestMeta, bindingOf, readInputs } from './stateless-meta.js';
+import { MetaReader, NO_INPUTS, type RequestMeta, bindingOf, readInputs } from './stateless-meta.js';
 import type { IncomingRequest } from './request-hook.js';
 import type { EraRoute, RouteTable, StatelessRouteScope } from './routes.js';
 import { isRecord } from '../util/record.js';
@@ -216,21 +216,28 @@ export class StatelessDispatcher {
     // initialize, ping, logging/setLevel, resources/(un)subscribe do not exist in this era (2026-07-28).
     if (!route) throw new RpcError(McpErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const codec = this.#core.codec(meta.protocolVersion);
-    if (!route.inputRequired)
-      return new StatelessScope(this.#core, codec, route, request, meta, context, undefined, 0);
-    const { available, round, oneTime } = readInputs(
-      this.#core,
-      request.method,
-      request.params,
-      context.extra,
-    );
-    const scope = () =>
-      new StatelessScope(this.#core, codec, route, request, meta, context, available, round);
-    if (!oneTime) return scope();
+    const core = this.#core;
+    const params = request.params;
+    // Not an MRTR route, or a first try (no answers, no state): nothing to read.
+    if (!route.inputRequired || (params?.inputResponses === undefined && params?.requestState === undefined))
+      return new StatelessScope(
+        core,
+        codec,
+        route,
+        request,
+        meta,
+        context,
+        route.inputRequired,
+        NO_INPUTS,
+        0,
+      );
+    const { available, round, oneTime } = readInputs(core, request.method, params, context.extra);
+    if (!oneTime)
+      return new StatelessScope(core, codec, route, request, meta, context, true, available, round);
     // A one-time state is claimed before the handler sees its answers: a replay never runs it twice.
-    return this.#core.sealer.claim(oneTime).then((fresh) => {
+    return core.sealer.claim(oneTime).then((fresh) => {
       if (!fresh) throw invalidParams('Invalid requestState');
-      return scope();
+      return new StatelessScope(core, codec, route, request, meta, context, true, available, round);
     });
   }
 
@@ -283,11 +290,10 @@ function incomingRequest(request: JSONRPCRequest, context: StatelessRequestConte
  * request itself holds is read through getters, not copied: a request in flight holds the scope.
  */
 class StatelessScope implements StatelessRouteScope {
-  readonly protocolVersion: string;
-  readonly clientCapabilities: ClientCapabilities;
-  readonly clientInfo: Implementation | undefined;
-  /** 2026-07-28: no notifications/message unless this request set a logLevel. */
-  readonly logLevel: LoggingLevel | undefined;
+  /** An MRTR route's answers at hand (basic/patterns/mrtr); undefined on any other route. */
+  readonly answers: Record<string, unknown> | undefined;
+  /** Shared by every request that repeats its `_meta` (MetaReader): read through, not copied. */
+  readonly #meta: RequestMeta;
 
   constructor(
     readonly core: ServerCore,
@@ -296,14 +302,29 @@ class StatelessScope implements StatelessRouteScope {
     readonly request: JSONRPCRequest,
     meta: RequestMeta,
     readonly context: StatelessRequestContext,
-    /** An MRTR route's answers at hand (basic/patterns/mrtr); undefined on any other route. */
-    readonly answers: Record<string, unknown> | undefined,
+    inputRequired: boolean | undefined,
+    answers: Record<string, unknown>,
     readonly inputRound: number,
   ) {
-    this.protocolVersion = meta.protocolVersion;
-    this.clientCapabilities = meta.clientCapabilities;
-    this.clientInfo = meta.clientInfo;
-    this.logLevel = meta.logLevel;
+    this.#meta = meta;
+    this.answers = inputRequired ? answers : undefined;
+  }
+
+  get protocolVersion(): string {
+    return this.#meta.protocolVersion;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.#meta.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.#meta.clientInfo;
+  }
+
+  /** 2026-07-28: no notifications/message unless this request set a logLevel. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#meta.logLevel;
   }
 
   /**

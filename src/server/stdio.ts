@@ -112,12 +112,23 @@ export class DualEraChannel implements Transport {
   };
 
   /**
-   * A failed send is reported, once per write: the stdio writer returns one promise for a tick's batch, which
-   * the responses of that batch share instead of adding a reaction each.
+   * A failed send is reported, once per write: a transport that can post takes the message without a promise;
+   * otherwise the responses of a batch share its one promise (the stdio writer returns one per tick) instead of
+   * adding a reaction each.
    */
   readonly #sendQuietly = (message: JSONRPCMessage): void => {
     if (this.#closed) return;
-    const sent = this.#inner.send(message);
+    const inner = this.#inner;
+    if (isPosting(inner)) {
+      // No promise at all: the transport reports a failure to its onerror, which is ours.
+      try {
+        inner.post(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+      return;
+    }
+    const sent = inner.send(message);
     if (sent === this.#lastSent) return;
     this.#lastSent = sent;
     sent.then(
@@ -141,6 +152,15 @@ export class DualEraChannel implements Transport {
   }
 }
 
+/** A transport that can send without a promise, reporting a failure to its `onerror` (the stdio server's). */
+interface PostingTransport extends Transport {
+  post(message: JSONRPCMessage): void;
+}
+
+function isPosting(transport: Transport): transport is PostingTransport {
+  return typeof (transport as Partial<PostingTransport>).post === 'function';
+}
+
 interface InflightHost {
   send(message: JSONRPCMessage): void;
   answered(inflight: InflightRequest, response: JSONRPCResponse): void;
@@ -152,12 +172,11 @@ interface InflightHost {
  * is a measurable share of a small call's cost.
  */
 class InflightRequest implements ResponseSink {
-  aborted = false;
   readonly id: RequestId;
   readonly extra: MessageExtra | undefined;
   readonly #host: InflightHost;
-  #reason: unknown;
-  #controller: AbortController | undefined;
+  /** Nothing until aborted or asked for a signal: then the controller, or the reason of an abort none asked for. */
+  #abort: AbortController | Aborted | undefined;
 
   constructor(host: InflightHost, id: RequestId, extra: MessageExtra | undefined) {
     this.#host = host;
@@ -165,16 +184,22 @@ class InflightRequest implements ResponseSink {
     this.extra = extra;
   }
 
+  get aborted(): boolean {
+    const abort = this.#abort;
+    return abort !== undefined && (abort instanceof Aborted || abort.signal.aborted);
+  }
+
   respond(response: JSONRPCResponse): void {
     this.#host.answered(this, response);
   }
 
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
+    const abort = this.#abort;
+    if (abort instanceof AbortController) return abort.signal;
+    const controller = new AbortController();
+    if (abort !== undefined) controller.abort(abort.reason);
+    this.#abort = controller;
+    return controller.signal;
   }
 
   notify(notification: JSONRPCNotification): void {
@@ -183,8 +208,12 @@ class InflightRequest implements ResponseSink {
 
   abort(reason: unknown): void {
     if (this.aborted) return;
-    this.aborted = true;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
+    if (this.#abort instanceof AbortController) this.#abort.abort(reason);
+    else this.#abort = new Aborted(reason);
   }
+}
+
+/** Why a request whose signal no one asked for was aborted. */
+class Aborted {
+  constructor(readonly reason: unknown) {}
 }

@@ -55,3 +55,67 @@ describe('stringifyMessage with a serialisedOnce _meta', () => {
     expect(params._meta).toBe(meta);
   });
 });
+
+describe('stringifyMessage of a response whose result ends with a serialisedOnce _meta', () => {
+  const meta = serialisedOnce({ 'io.modelcontextprotocol/serverInfo': { name: 'srv "x"', version: '1' } });
+  const response = (id: unknown, result: unknown): Record<string, unknown> => ({
+    jsonrpc: '2.0',
+    id,
+    result,
+  });
+  const same = (message: unknown) => expect(stringifyMessage(message)).toBe(JSON.stringify(message));
+
+  it('writes exactly what JSON.stringify writes', () => {
+    same(
+      response(3, {
+        content: [{ type: 'text', text: 'a\nb "c" \u2028 \ud800' }],
+        resultType: 'complete',
+        _meta: meta,
+      }),
+    );
+    same(response('id "q"', { resultType: 'complete', _meta: meta }));
+    same(response(-0, { 2: 'two', 1: 'one', z: null, _meta: meta }));
+    same(response(1.5, { structuredContent: 7, isError: false, nested: { when: new Date(0) }, _meta: meta }));
+    // Members JSON leaves out, inside the object.
+    same(
+      response(4, {
+        gone: undefined,
+        fn: () => 1,
+        sym: Symbol('s'),
+        kept: [undefined, () => 1],
+        _meta: meta,
+      }),
+    );
+    same(response(6, { gone: undefined, _meta: meta }));
+    same(response(7, { gone: undefined, kept: 1, fn: () => 1, also: 'x', _meta: meta }));
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, _meta: meta });
+    same(response(5, bare));
+    expect(JSON.parse(stringifyMessage(response(5, bare))).result._meta).toEqual(meta);
+  });
+
+  it('leaves to JSON.stringify what it cannot write member by member', () => {
+    // A toJSON of a member is called with its name inside the object.
+    const keyed = { toJSON: (key: string) => `called with ${key}` };
+    same(response(1, { content: keyed, _meta: meta }));
+    same(response(1, { when: new Date(0), _meta: meta }));
+    same(response(1, { toJSON: () => ({ other: true }), _meta: meta }));
+    same(response(1, Object.assign([1, 2], { _meta: meta })));
+    same(response(1, Object.assign(Object.create({ inherited: 1 }), { a: 1, _meta: meta })));
+    same(response(1, Object.assign(new (class Result {})(), { a: 1, _meta: meta })));
+    same({ id: 1, jsonrpc: '2.0', result: { a: 1, _meta: meta } });
+    same({ jsonrpc: '2.0', id: 1, result: { a: 1, _meta: meta }, extra: 1 });
+    same({ jsonrpc: '1.0', id: 1, result: { a: 1, _meta: meta } });
+    same(response(Number.NaN, { a: 1, _meta: meta }));
+    same(response(1, { _meta: meta, a: 1 }));
+    same(response(1, { a: 1, _meta: { ...meta } }));
+  });
+
+  it('answers an inexpressible member as JSON.stringify would fail on it', () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    for (const bad of [{ n: 1n }, circular]) {
+      const text = stringifyMessage(response(9, { content: bad, _meta: meta }));
+      expect(JSON.parse(text)).toMatchObject({ id: 9, error: { code: -32603 } });
+    }
+  });
+});

@@ -137,4 +137,45 @@ describe('stdio LineWriter', () => {
     expect(writtenAtClose).toBe(1);
     await expect(transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow(/closed/);
   });
+
+  it("post joins the tick's batch without a promise; a failed write of a posted batch goes to onerror once", async () => {
+    const { stream, writes, hold } = recorder(8);
+    const errors: unknown[] = [];
+    const writer = new LineWriter(stream, (error) => errors.push(error));
+    writer.post({ jsonrpc: '2.0', id: 1, result: {} });
+    const sent = writer.write({ jsonrpc: '2.0', id: 2, result: {} });
+    writer.post({ jsonrpc: '2.0', id: 3, result: {} });
+    await sent;
+    expect(writes).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n',
+    ]);
+    expect(errors).toEqual([]);
+    // A batch that waits for 'drain' and never gets it: the posted ones are reported, the sent one rejects.
+    hold();
+    writer.post({ jsonrpc: '2.0', method: 'big', params: { text: 'x'.repeat(64) } });
+    await new Promise((resolve) => process.nextTick(resolve));
+    writer.post({ jsonrpc: '2.0', method: 'more' });
+    const waiting = writer.write({ jsonrpc: '2.0', method: 'sent' });
+    await new Promise((resolve) => process.nextTick(resolve));
+    stream.destroy();
+    await expect(waiting).rejects.toThrow(/closed/);
+    expect(errors).toHaveLength(2);
+    expect(errors.every((error) => (error as LocalError).code === 'connection_closed')).toBe(true);
+    // Something JSON cannot express that is no response: thrown to the poster, nothing queued.
+    expect(() => writer.post({ jsonrpc: '2.0', method: 'bad', params: { n: 1n } })).toThrow(LocalError);
+  });
+
+  it('the server transport posts to onerror once closed', async () => {
+    const stdin = new PassThrough();
+    const { stream, writes } = recorder();
+    const transport = new StdioServerTransport({ stdin, stdout: stream });
+    const errors: Error[] = [];
+    transport.onerror = (error) => errors.push(error);
+    await transport.start();
+    transport.post({ jsonrpc: '2.0', id: 1, result: {} });
+    await transport.close();
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n']);
+    transport.post({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(errors.map((error) => error.message)).toEqual(['stdio transport is closed']);
+  });
 });

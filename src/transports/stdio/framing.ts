@@ -212,18 +212,24 @@ const WRITTEN: Promise<void> = Promise.resolve();
  * before the event loop moves on (no added latency), and with many requests in flight that is one syscall
  * (and one wake-up of the peer) per tick instead of one per message. A send's promise settles when its text
  * was handed to the stream (after 'drain' when the stream's buffer was full), as with a direct write, and
- * rejects if the stream closes first.
+ * rejects if the stream closes first. `post` queues a message the same way without a promise: a batch that
+ * only posted makes none, and a failed write of it goes to `onerror`.
  */
 export class LineWriter {
   readonly #stream: Writable;
+  readonly #onerror: ((error: Error) => void) | undefined;
   #pending: string | undefined;
+  /** The tick's batch promise, made for the first `write` of the tick (never for `post`). */
   #batch: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
+  /** Something was posted in this tick's batch: a failed write is reported to `onerror`. */
+  #posted = false;
   #drained: Promise<void> | undefined;
 
-  constructor(stream: Writable) {
+  constructor(stream: Writable, onerror?: (error: Error) => void) {
     this.#stream = stream;
+    this.#onerror = onerror;
   }
 
   write(message: unknown): Promise<void> {
@@ -234,17 +240,27 @@ export class LineWriter {
       // Nothing was written; a throw here would escape every caller that only handles the promise.
       return Promise.reject(error);
     }
-    if (this.#pending !== undefined) {
-      this.#pending += line;
-      return this.#batch as Promise<void>;
-    }
-    process.nextTick(this.#flushTick);
-    this.#pending = line;
-    this.#batch = new Promise<void>((resolve, reject) => {
+    this.#enqueue(line);
+    this.#batch ??= new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
     return this.#batch;
+  }
+
+  /** As `write`, for a sender that only needs to hear of a failure: it goes to `onerror` (a throw if unframable). */
+  post(message: unknown): void {
+    this.#enqueue(frame(message));
+    this.#posted = true;
+  }
+
+  #enqueue(line: string): void {
+    if (this.#pending !== undefined) {
+      this.#pending += line;
+      return;
+    }
+    process.nextTick(this.#flushTick);
+    this.#pending = line;
   }
 
   #writeNow(text: string): Promise<void> {
@@ -284,16 +300,24 @@ export class LineWriter {
   flush(): void {
     const text = this.#pending;
     if (text === undefined) return;
-    const resolve = this.#resolve as () => void;
-    const reject = this.#reject as (error: Error) => void;
+    const resolve = this.#resolve;
+    const reject = this.#reject;
+    const posted = this.#posted;
     this.#pending = undefined;
     this.#batch = undefined;
     this.#resolve = undefined;
     this.#reject = undefined;
+    this.#posted = false;
     const written = this.#writeNow(text);
-    // The common case, handed to the stream at once: no derived promise and reaction per batch.
-    if (written === WRITTEN) resolve();
-    else written.then(resolve, reject);
+    // Handed to the stream at once (nearly always): nothing to wait for.
+    if (written === WRITTEN) {
+      resolve?.();
+      return;
+    }
+    written.then(resolve, (error: Error) => {
+      reject?.(error);
+      if (posted) this.#onerror?.(error);
+    });
   }
 
   readonly #flushTick = () => this.flush();

@@ -32,7 +32,7 @@ export class StdioServerTransport implements Transport {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#logger = options.logger ?? silentLogger;
-    this.#writer = new LineWriter(this.#stdout);
+    this.#writer = new LineWriter(this.#stdout, (error) => this.onerror?.(error));
     this.#reader = new LineReader(
       {
         onvalue: (value) => this.onmessage?.(value),
@@ -69,6 +69,18 @@ export class StdioServerTransport implements Transport {
       return Promise.reject(new LocalError('connection_closed', 'stdio transport is closed'));
     }
     return this.#writer.write(message);
+  }
+
+  /**
+   * As `send`, without a promise: a failure (the transport closed, the write failed) goes to `onerror`. A server
+   * that answers many requests and only needs to hear of a failure makes no promise per answer (or per batch).
+   */
+  post(message: JSONRPCMessage): void {
+    if (this.#closed || this.#stdout.destroyed) {
+      this.onerror?.(new LocalError('connection_closed', 'stdio transport is closed'));
+      return;
+    }
+    this.#writer.post(message);
   }
 
   async close(): Promise<void> {
