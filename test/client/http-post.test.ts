@@ -5,7 +5,13 @@
  * transport holds nothing for an id any more.
  */
 import { createHook } from 'node:async_hooks';
-import type { ServerResponse } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http, { type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JSONRPCRequest } from '../../src/jsonrpc/messages.js';
 import { StreamableHttpClientTransport } from '../../src/transports/http/client/streamable.js';
@@ -150,3 +156,59 @@ describe('one POST of the HTTP client transport', () => {
     expect(transport.cancelRequest(1)).toBe(false);
   });
 });
+
+const openssl = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!openssl)(
+  'an https: endpoint (a real HTTPS server; needs openssl for its certificate)',
+  () => {
+    it('speaks TLS by the URL alone, and refuses an agent of the other protocol', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'agentforge-post-'));
+      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      execFileSync(
+        'openssl',
+        // biome-ignore format: one option and its value a line would take twenty.
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext',
+        'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
+        { stdio: 'ignore' },
+      );
+      const ca = readFileSync(cert);
+      const server = https.createServer({ key: readFileSync(key), cert: ca }, (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        req.on('end', () => json(res, 200, answer(JSON.parse(body).id, { ok: true })));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const agent = new https.Agent({ ca, keepAlive: true });
+      try {
+        const trusted = transportTo(url, { agent });
+        await trusted.transport.send(request(1, 'ping'));
+        expect(trusted.received).toEqual([answer(1, { ok: true })]);
+        // The shared agent does not trust the test's certificate: the TLS handshake is what fails.
+        const shared = transportTo(url);
+        await expect(shared.transport.send(request(2, 'ping'))).rejects.toMatchObject({
+          code: 'transport_error',
+          message: expect.stringMatching(/self[- ]signed|certificate/i),
+        });
+        const wrong = transportTo(url, { agent: new http.Agent() });
+        await expect(wrong.transport.send(request(3, 'ping'))).rejects.toMatchObject({
+          code: 'ERR_INVALID_PROTOCOL',
+        });
+      } finally {
+        agent.destroy();
+        await new Promise((resolve) => server.close(resolve));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -118,10 +118,11 @@ export function startRequest(
   const target = where instanceof URL ? requestTarget(where) : where;
   const headers = init.headers;
   if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
-  // A literal, not a spread of target.options: on Node 20 a spread plus extra keys is a slow runtime path.
+  // A literal, not a spread of target.options: on Node 20 a spread plus extra keys is a slow runtime path. No
+  // `protocol`: node copies the options into null-prototype (dictionary) objects twice per request, each key at
+  // a cost, and takes the protocol from the module (http or https) that makes the request, which is the URL's.
   const base = target.options;
   const options: RequestOptions = {
-    protocol: base.protocol,
     hostname: base.hostname,
     port: base.port,
     path: base.path,
