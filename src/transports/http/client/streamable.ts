@@ -4,19 +4,18 @@ import { LocalError } from '../../../mcp/local-errors.js';
 import { stringifyMessage } from '../../../jsonrpc/serialise.js';
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../../../jsonrpc/messages.js';
 import type { Transport } from '../../../jsonrpc/transport.js';
-import { Header, MetaKey } from '../../../mcp/meta.js';
-import { NAMED_METHODS } from '../../../mcp/methods.js';
+import { Header } from '../../../mcp/meta.js';
 import { type Logger, silentLogger } from '../../../util/logger.js';
-import { copyTraceHeaders, encodeHeaderValue } from '../header-values.js';
-import { ActiveRequest } from './active-request.js';
+import { copyTraceHeaders } from '../header-values.js';
 import { type GetStreamHost, GetStreams, type StreamState } from './get-stream.js';
 import { ERROR_BODY_CAP, HttpStatusError, errorHeadersOf } from './errors.js';
 import type { HttpRequestDescription, StreamableHttpClientOptions, StreamableHttpMode } from './options.js';
+import { PostExchange, type PostHost } from './post-exchange.js';
+import { addRequestMetadata } from './request-headers.js';
 import { ToolHeaderMirror } from './tool-headers.js';
 import { isResponseTo, parseErrorResponse } from './wire.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
-  bufferedBody,
   contentTypeOf,
   headerOf,
   openRequest,
@@ -24,6 +23,7 @@ import {
   readSse,
   requestTarget,
   type RequestTarget,
+  startRequest,
 } from './node-http.js';
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
@@ -47,12 +47,13 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #logger: Logger;
   readonly #maxBytes: number;
   readonly #target: RequestTarget;
-  readonly #active = new Map<RequestId, ActiveRequest>();
+  readonly #active = new Map<RequestId, PostExchange>();
   readonly #lifetime = new AbortController();
   #retryMs: number;
   #closed = false;
   readonly #toolHeaders: ToolHeaderMirror;
   readonly #getStreams: GetStreams;
+  readonly #postHost: PostHost;
 
   constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
     this.url = new URL(url);
@@ -64,6 +65,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#retryMs = options.defaultRetryMs ?? 1000;
     this.#toolHeaders = new ToolHeaderMirror(this.#logger);
     this.#getStreams = new GetStreams(this.#getStreamHost());
+    this.#postHost = this.#makePostHost();
   }
 
   get sessionId(): string | undefined {
@@ -78,10 +80,13 @@ export class StreamableHttpClientTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) throw new LocalError('not_connected', 'HTTP transport is closed');
-    if ('method' in message && 'id' in message) return this.#sendRequest(message);
-    return this.#sendOther(message);
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new LocalError('not_connected', 'HTTP transport is closed'));
+    if (!('method' in message && 'id' in message)) return this.#sendOther(message);
+    // Only tools/list and tools/call take part in header mirroring; every other request goes straight out.
+    if (this.mode === 'stateless' && this.#toolHeaders.mirrors(message))
+      return this.#toolHeaders.send(message, this.#post);
+    return this.#post(message);
   }
 
   cancelRequest(id: RequestId): boolean {
@@ -128,20 +133,7 @@ export class StreamableHttpClientTransport implements Transport {
   #statelessHeaders(message: JSONRPCMessage, accept: string): OutgoingHttpHeaders {
     const headers = this.#baseHeaders();
     headers.accept = accept;
-    if (!('method' in message)) return headers;
-    // 2026-07-28 basic/transports/streamable-http: Request Metadata.
-    const params = message.params;
-    const meta = params?._meta as Record<string, unknown> | undefined;
-    const version = meta?.[MetaKey.ProtocolVersion];
-    if (typeof version === 'string') headers[Header.ProtocolVersion] = version;
-    headers[Header.Method] = message.method;
-    const nameKey = NAMED_METHODS[message.method];
-    const name = nameKey === undefined ? undefined : params?.[nameKey];
-    if (typeof name === 'string') headers[Header.Name] = encodeHeaderValue(name);
-    if ('id' in message) {
-      Object.assign(headers, this.#toolHeaders.registry.headersFor(message as JSONRPCRequest));
-      Object.assign(headers, this.#options.requestHeaders?.(message as JSONRPCRequest));
-    }
+    addRequestMetadata(headers, message, this.#toolHeaders.registry, this.#options.requestHeaders);
     return headers;
   }
 
@@ -151,58 +143,77 @@ export class StreamableHttpClientTransport implements Transport {
     if (hook) Object.assign(headers, await hook({ method, url: this.url }));
   }
 
-  #sendRequest(message: JSONRPCRequest): Promise<void> {
-    // Only tools/list and tools/call take part in header mirroring; every other request goes straight out.
-    if (this.mode === 'stateless' && this.#toolHeaders.mirrors(message)) {
-      return this.#toolHeaders.send(message, (request) => this.#postRequest(request));
-    }
-    return this.#postRequest(message);
-  }
+  /**
+   * One POST of a request; settles when its answer has been delivered (or it failed). A call costs one promise
+   * here: from send to the request written there is no async frame, and the answer comes back by callbacks.
+   */
+  readonly #post = (message: JSONRPCRequest): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const mirrored = this.mode === 'stateless' && this.#toolHeaders.mirrors(message);
+      this.#start(new PostExchange(this.#postHost, message, mirrored, resolve, reject));
+    });
 
-  async #postRequest(message: JSONRPCRequest): Promise<void> {
-    const active = new ActiveRequest();
-    this.#active.set(message.id, active);
-    const headers = this.#headers(message, ACCEPT_BOTH);
-    headers['content-type'] = 'application/json';
-    const sentSession = headers[Header.SessionId] as string | undefined;
+  #start(exchange: PostExchange): void {
+    const message = exchange.message;
+    this.#active.set(message.id, exchange);
     try {
-      if (this.#options.httpHeaders) await this.#hookHeaders(headers, 'POST');
-      const opened = openRequest(this.#target, {
-        method: 'POST',
-        headers,
-        body: stringifyMessage(message),
-        agent: this.#options.agent,
-      });
-      active.request = opened.request;
-      const response = await opened.response;
-      this.#captureSession(response);
-      await this.#handleResponse(response, message, sentSession, opened.request, active);
+      const headers = this.#headers(message, ACCEPT_BOTH);
+      headers['content-type'] = 'application/json';
+      exchange.sentSession = headers[Header.SessionId] as string | undefined;
+      if (this.#options.httpHeaders === undefined) this.#open(exchange, headers);
+      else
+        this.#hookHeaders(headers, 'POST').then(
+          () => this.#open(exchange, headers),
+          (error: unknown) => exchange.fail(error),
+        );
     } catch (error) {
-      if (active.aborted) return;
-      throw error;
-    } finally {
-      this.#active.delete(message.id);
+      exchange.fail(error);
     }
   }
 
-  async #handleResponse(
-    response: IncomingMessage,
-    message: JSONRPCRequest,
-    sentSession: string | undefined,
-    request: ClientRequest,
-    active: ActiveRequest,
-  ): Promise<void> {
+  #open(exchange: PostExchange, headers: OutgoingHttpHeaders): void {
+    // Cancelled while the header hook ran: it is never sent.
+    if (exchange.aborted) {
+      exchange.fail(undefined);
+      return;
+    }
+    try {
+      const body = stringifyMessage(exchange.message);
+      exchange.request = startRequest(
+        this.#target,
+        { method: 'POST', headers, body, agent: this.#options.agent },
+        exchange,
+      );
+    } catch (error) {
+      exchange.fail(error);
+    }
+  }
+
+  #makePostHost(): PostHost {
+    return {
+      href: this.#target.href,
+      maxBytes: this.#maxBytes,
+      responded: (response) => this.#captureSession(response),
+      deliverText: (text) => this.#deliverText(text),
+      otherResponse: (exchange, response) => this.#otherResponse(exchange, response),
+      ended: (exchange, failed) => {
+        const id = exchange.message.id;
+        if (this.#active.get(id) === exchange) this.#active.delete(id);
+        if (!exchange.mirrored) return undefined;
+        if (failed) this.#toolHeaders.forget(id);
+        else if (this.#toolHeaders.ended(id)) return this.#toolHeaders.resend(exchange.message, this.#post);
+        return undefined;
+      },
+    };
+  }
+
+  /** Every answer to a POST but a 2xx JSON body (PostExchange takes that one itself). */
+  async #otherResponse(exchange: PostExchange, response: IncomingMessage): Promise<void> {
+    const { message, sentSession } = exchange;
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
       const type = contentTypeOf(response);
-      if (type === 'application/json') {
-        const text = bufferedBody(response, this.#maxBytes) ?? (await readBody(response, this.#maxBytes));
-        // The answer is whole: nothing is left to cancel. A close() racing the delivery must not destroy the
-        // request, which would raise an error on a response no reader listens to any more.
-        active.request = undefined;
-        return this.#deliverText(text);
-      }
-      if (type === 'text/event-stream') return this.#readRequestStream(response, message, request, active);
+      if (type === 'text/event-stream') return this.#readRequestStream(response, exchange);
       await readBody(response, ERROR_BODY_CAP).catch(() => '');
       throw new LocalError(
         'protocol_error',
@@ -233,12 +244,8 @@ export class StreamableHttpClientTransport implements Transport {
     throw new HttpStatusError(status, body, { method: message.method, headers: errorHeaders });
   }
 
-  async #readRequestStream(
-    response: IncomingMessage,
-    message: JSONRPCRequest,
-    request: ClientRequest,
-    active: ActiveRequest,
-  ): Promise<void> {
+  async #readRequestStream(response: IncomingMessage, exchange: PostExchange): Promise<void> {
+    const { message, request } = exchange;
     const state = { answered: false, lastEventId: undefined as string | undefined };
     let failure: unknown;
     try {
@@ -246,11 +253,15 @@ export class StreamableHttpClientTransport implements Transport {
     } catch (error) {
       failure = error;
     }
-    if (state.answered || active.aborted) return;
+    if (state.answered || exchange.aborted) return;
     if (failure instanceof LocalError && failure.code === 'response_too_large') throw failure;
     // 2025-11-25 basic/transports: Resumability and Redelivery, always by GET with Last-Event-ID.
     if (this.mode === 'session' && state.lastEventId !== undefined) {
-      return this.#getStreams.resume(message, state as StreamState & { lastEventId: string }, active.signal);
+      return this.#getStreams.resume(
+        message,
+        state as StreamState & { lastEventId: string },
+        exchange.signal,
+      );
     }
     throw new LocalError(
       'connection_closed',

@@ -100,33 +100,50 @@ export class ToolHeaderMirror {
   }
 
   /**
-   * Sends a tools/list or tools/call through `post`: a call to a tool not learned yet waits for a tools/list
-   * of the transport's own (within the call's cancellation), and a call answered HeaderMismatch is sent once
-   * more after a fresh list.
+   * Sends a tools/list or tools/call through `post`. A call to a tool not learned yet waits for a tools/list of
+   * the transport's own (within the call's cancellation); any other goes out at once. The transport reports
+   * the end of each post to `ended` (or `forget`, when it failed), which decides what follows.
    */
-  async send(message: JSONRPCRequest, post: (message: JSONRPCRequest) => Promise<void>): Promise<void> {
-    const { id } = message;
+  send(message: JSONRPCRequest, post: (message: JSONRPCRequest) => Promise<void>): Promise<void> {
     if (message.method === Method.ToolsList) {
-      this.#lists.add(id);
-      try {
-        return await post(message);
-      } finally {
-        this.#lists.delete(id);
-      }
+      this.#lists.add(message.id);
+      return post(message);
     }
-    this.#calls.add(id);
+    this.#calls.add(message.id);
+    return this.#knows(message) ? post(message) : this.#sendAfterList(message, post);
+  }
+
+  async #sendAfterList(message: JSONRPCRequest, post: (message: JSONRPCRequest) => Promise<void>) {
+    if (await this.#learnFirst(message, post)) return post(message);
+    // Cancelled before it went out.
+    this.forget(message.id);
+  }
+
+  /**
+   * One post of `id` is over: true when it was a call answered HeaderMismatch for the first time, which the
+   * transport sends again through `resend`; otherwise the request is forgotten.
+   */
+  ended(id: RequestId): boolean {
+    if (this.#mismatched.delete(id)) return true;
+    this.forget(id);
+    return false;
+  }
+
+  forget(id: RequestId): void {
+    this.#lists.delete(id);
+    this.#calls.delete(id);
+    this.#resent.delete(id);
+    this.#mismatched.delete(id);
+  }
+
+  /** streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry once with fresh headers. */
+  async resend(message: JSONRPCRequest, post: (message: JSONRPCRequest) => Promise<void>): Promise<void> {
+    this.#resent.add(message.id);
     try {
-      if (!this.#knows(message) && !(await this.#learnFirst(message, post))) return;
-      await post(message);
-      if (!this.#mismatched.delete(id)) return;
-      // streamable-http Client Behavior: on HeaderMismatch, refresh tools/list, then retry with fresh headers.
-      this.#resent.add(id);
       await this.learn(message, post).catch(() => undefined);
       await post(message);
     } finally {
-      this.#calls.delete(id);
-      this.#resent.delete(id);
-      this.#mismatched.delete(id);
+      this.forget(message.id);
     }
   }
 
