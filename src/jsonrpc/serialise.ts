@@ -5,7 +5,6 @@
 import { LocalError } from './errors.js';
 import { type JSONRPCErrorResponse, isRequestId } from './messages.js';
 import { isRecord } from '../util/record.js';
-import { responseText } from './response-text.js';
 
 /** What JSON.stringify throws for values JSON cannot express: nesting past the stack, cycles, BigInt. */
 export function isUnserialisable(error: unknown): boolean {
@@ -28,22 +27,6 @@ export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   const copy = deepFreeze(JSON.parse(text) as T);
   fragments.set(copy, text);
   return copy;
-}
-
-/** `"_meta":<text>}}` and `,"_meta":<text>}}` of each `serialisedOnce` object a response ended with. */
-const metaTails = new WeakMap<object, readonly [string, string]>();
-
-/** How a response ends whose result's last member is a `serialisedOnce` object; undefined for any other value. */
-function metaTail(value: unknown, comma: boolean): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  let tails = metaTails.get(value);
-  if (tails === undefined) {
-    const text = fragments.get(value);
-    if (text === undefined) return undefined;
-    tails = [`"_meta":${text}}}`, `,"_meta":${text}}}`];
-    metaTails.set(value, tails);
-  }
-  return tails[comma ? 1 : 0];
 }
 
 /** True for an object `serialisedOnce` made: plain JSON data, deeply frozen, so what is read from it holds. */
@@ -98,12 +81,6 @@ function lastKey(record: Record<string, unknown>): string | undefined {
  */
 export function stringifyMessage(message: unknown): string {
   try {
-    if (!isRecord(message)) return JSON.stringify(message);
-    // A response whose result ends with a cached `_meta`: only the result's other members are serialised.
-    if (message.result !== undefined) {
-      const text = responseText(message, metaTail);
-      if (text !== undefined) return text;
-    }
     return splicedText(message) ?? JSON.stringify(message);
   } catch (error) {
     const answer = unserialisableAnswer(message, error);

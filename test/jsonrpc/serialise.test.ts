@@ -56,7 +56,7 @@ describe('stringifyMessage with a serialisedOnce _meta', () => {
   });
 });
 
-describe('stringifyMessage of a response whose result ends with a serialisedOnce _meta', () => {
+describe('stringifyMessage of a response whose result ends with a serialisedOnce _meta (spliced)', () => {
   const meta = serialisedOnce({ 'io.modelcontextprotocol/serverInfo': { name: 'srv "x"', version: '1' } });
   const response = (id: unknown, result: unknown): Record<string, unknown> => ({
     jsonrpc: '2.0',
