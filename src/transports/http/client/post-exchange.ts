@@ -24,7 +24,7 @@ const OVER = 2;
 /**
  * One POST of a JSON-RPC request, from the request written to its answer delivered, driven by callbacks: node's
  * 'response' and 'error' events reach it through node-http's shared listeners, and a JSON answer that came whole
- * with its head is delivered from the tick that parsed it. The promise `send` returns is the only one a call
+ * with its head is delivered in a microtask after the read that parsed it. The promise `send` returns is the only one a call
  * costs the transport. Cancelling destroys the HTTP request directly: no AbortController (and no abort listener
  * inside node:http) per request; a signal exists only if a resumed stream needs one.
  */
@@ -77,8 +77,11 @@ export class PostExchange implements ResponseSink {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300 && contentTypeOf(response) === 'application/json') {
       // Node emits the head before it parses the body that came in the same read; that body is in once the
-      // read's callback has returned, which is when the next tick runs.
-      process.nextTick(takeJson, this, response);
+      // read's callback has returned. A microtask, not the next tick: taken in a tick, the answer reaches the
+      // caller only after node has put the socket back in the pool, so a sequential caller's next request
+      // waits behind that and goes out on the same connection, which made the sequential HTTP rows slower
+      // against agentforge's server (bench/NOTES-perf.md).
+      queueMicrotask(() => takeJson(this, response));
       return;
     }
     this.#host.otherResponse(this, response).then(
