@@ -7,8 +7,7 @@
 // - bytes allocated per turn (the sampling heap profiler with collected objects included, 256 B interval);
 // - host CPU per turn with no hook or profiler attached (on a loaded machine, compare within one run only).
 // TURNS (default 2000) sets the measured turns of each phase.
-import { createHook } from 'node:async_hooks';
-import { Session } from 'node:inspector/promises';
+import { bytesAllocated, countAsync } from './lib/counting.mjs';
 import { TURNS_PER_RUN, openLoop } from './lib/agent-variants.mjs';
 
 const TURNS = Number(process.env.TURNS ?? 2000);
@@ -22,37 +21,12 @@ async function turns(loop, count) {
 }
 
 async function promisesPerTurn(loop) {
-  let created = 0;
-  let reactions = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') created++;
-    },
-    before() {
-      reactions++;
-    },
-  });
-  hook.enable();
-  await turns(loop, TURNS);
-  hook.disable();
-  return { promises: created / TURNS, reactions: reactions / TURNS };
+  const { PROMISE, reactions } = await countAsync(() => turns(loop, TURNS));
+  return { promises: PROMISE / TURNS, reactions: reactions / TURNS };
 }
 
 async function bytesPerTurn(loop) {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 256,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  await turns(loop, TURNS);
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  for (const sample of profile.samples) bytes += sample.size;
-  return bytes / TURNS;
+  return (await bytesAllocated(() => turns(loop, TURNS))) / TURNS;
 }
 
 async function cpuPerTurn(loop) {

@@ -6,8 +6,7 @@
 // - bytes allocated per call (the sampling heap profiler, collected objects included, 128 B interval);
 // - client CPU per call with no hook or profiler attached (on a loaded machine, compare within one run only).
 // CALLS (default 20000) sets the calls of each phase.
-import { createHook } from 'node:async_hooks';
-import { Session } from 'node:inspector/promises';
+import { bytesAllocated, countAsync } from './lib/counting.mjs';
 import { serverCommand } from './lib/proc.mjs';
 import { ECHO_TEXT } from './lib/tools.mjs';
 
@@ -28,37 +27,12 @@ async function calls(client, inFlight, count) {
 }
 
 async function promisesPerCall(client, inFlight) {
-  let created = 0;
-  let reactions = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') created++;
-    },
-    before() {
-      reactions++;
-    },
-  });
-  hook.enable();
-  await calls(client, inFlight, CALLS);
-  hook.disable();
-  return { promises: created / CALLS, reactions: reactions / CALLS };
+  const { PROMISE, reactions } = await countAsync(() => calls(client, inFlight, CALLS));
+  return { promises: PROMISE / CALLS, reactions: reactions / CALLS };
 }
 
 async function bytesPerCall(client, inFlight) {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 128,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  await calls(client, inFlight, CALLS);
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  for (const sample of profile.samples) bytes += sample.size;
-  return bytes / CALLS;
+  return (await bytesAllocated(() => calls(client, inFlight, CALLS), 128)) / CALLS;
 }
 
 async function cpuPerCall(client, inFlight) {

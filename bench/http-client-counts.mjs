@@ -7,8 +7,8 @@
 // - bytes allocated (the sampling heap profiler with collected objects included, 128 B interval).
 import { spawn } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
+import { bytesAllocated } from './lib/counting.mjs';
 import { EventEmitter } from 'node:events';
-import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { ECHO_TEXT } from './lib/tools.mjs';
 
@@ -73,18 +73,9 @@ async function measure(impl) {
   counting = false;
   hook.disable();
   const perCall = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / CALLS]));
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 128,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  for (let i = 0; i < CALLS; i++) await call();
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  for (const sample of profile.samples) bytes += sample.size;
+  const bytes = await bytesAllocated(async () => {
+    for (let i = 0; i < CALLS; i++) await call();
+  }, 128);
   perCall.bytes = Math.round(bytes / CALLS);
   await client.close();
   server.kill();

@@ -12,11 +12,10 @@
 //   turns of TURN calls (default 500) for ROUNDS rounds (default 30): the median turn of each. Compare within
 //   one run only.
 // CALLS (default 5000) sets the measured calls of the counting phases.
-import { createHook } from 'node:async_hooks';
 import http from 'node:http';
-import { Session } from 'node:inspector/promises';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { bytesAllocated, countAsync } from './lib/counting.mjs';
 import { createRawHandler, respond } from './servers/raw-handler.mjs';
 import { ECHO_TEXT, echoSchema, textResult } from './lib/tools.mjs';
 
@@ -145,15 +144,7 @@ function driver(port, exchange, ready) {
 const calls = (run, count) => new Promise((resolve) => run(count, resolve));
 
 async function counted(run) {
-  const counts = { PROMISE: 0, TickObject: 0, Timeout: 0 };
-  const hook = createHook({
-    init(_id, type) {
-      if (type in counts) counts[type]++;
-    },
-  });
-  hook.enable();
-  await calls(run, CALLS);
-  hook.disable();
+  const counts = await countAsync(() => calls(run, CALLS), ['PROMISE', 'TickObject', 'Timeout']);
   return {
     promises: counts.PROMISE / CALLS,
     ticks: counts.TickObject / CALLS,
@@ -162,20 +153,7 @@ async function counted(run) {
 }
 
 async function bytesPerCall(run) {
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 256,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  });
-  await calls(run, CALLS);
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  let bytes = 0;
-  for (const sample of profile.samples) bytes += sample.size;
-  return bytes / CALLS;
+  return (await bytesAllocated(() => calls(run, CALLS))) / CALLS;
 }
 
 /** Turns of TURN calls, every implementation in each round (order reversed every other round). */
