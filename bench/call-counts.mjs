@@ -8,23 +8,11 @@
 // CALLS (default 20000) sets the calls of each phase.
 import { bytesAllocated, countAsync } from './lib/counting.mjs';
 import { serverCommand } from './lib/proc.mjs';
-import { ECHO_TEXT } from './lib/tools.mjs';
+import { echoCalls } from './lib/tools.mjs';
 
 const CALLS = Number(process.env.CALLS ?? 20_000);
 const impls = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['raw', 'agentforge'];
-const args = { text: ECHO_TEXT };
-
-async function calls(client, inFlight, count) {
-  let left = count;
-  const worker = async () => {
-    while (left > 0) {
-      left--;
-      const result = await client.call('echo', args);
-      if (result.content[0].text !== ECHO_TEXT) throw new Error('unexpected result');
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, worker));
-}
+const calls = echoCalls;
 
 async function promisesPerCall(client, inFlight) {
   const { PROMISE, reactions } = await countAsync(() => calls(client, inFlight, CALLS));

@@ -9,14 +9,13 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serverCommand } from './lib/proc.mjs';
-import { ECHO_TEXT } from './lib/tools.mjs';
+import { echoCalls } from './lib/tools.mjs';
 
 const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 64);
 const BLOCK = Number(process.env.BLOCK ?? 6400);
 const ROUNDS = Number(process.env.ROUNDS ?? 20);
 const dirs = process.argv.slice(2);
 if (dirs.length < 2) throw new Error('usage: client-ab.mjs <dir|raw> <dir|raw> ...');
-const args = { text: ECHO_TEXT };
 
 async function open(dir) {
   const name = dir === 'raw' ? 'raw' : 'agentforge';
@@ -29,17 +28,7 @@ async function open(dir) {
   return impl.connectStdio({ command, args: serverArgs });
 }
 
-async function calls(client, count) {
-  let left = count;
-  const worker = async () => {
-    while (left > 0) {
-      left--;
-      const result = await client.call('echo', args);
-      if (result.content[0].text !== ECHO_TEXT) throw new Error('unexpected result');
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-}
+const calls = (client, count) => echoCalls(client, IN_FLIGHT, count);
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const clients = [];

@@ -16,7 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { bytesAllocated, countAsync } from './lib/counting.mjs';
-import { createRawHandler, respond } from './servers/raw-handler.mjs';
+import { createRawHandler, createRawHttpServer } from './servers/raw-handler.mjs';
 import { ECHO_TEXT, echoSchema, textResult } from './lib/tools.mjs';
 
 const [mode = 'modern', ...implArgs] = process.argv.slice(2);
@@ -32,21 +32,7 @@ const META = {
 };
 
 function rawServer() {
-  const handle = createRawHandler({ tools: 0, minimal: true });
-  return http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', async () => {
-      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (msg.id === undefined) {
-        res.writeHead(202).end();
-        return;
-      }
-      const body = respond(msg, await handle(msg));
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-  });
+  return createRawHttpServer(createRawHandler({ tools: 0, minimal: true }));
 }
 
 async function agentforgeServer(dist) {

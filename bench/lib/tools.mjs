@@ -72,6 +72,21 @@ export const fillerDescription = (i) => `Filler tool number ${i}: does one small
 
 export const textResult = (text) => ({ content: [{ type: 'text', text }] });
 
+const echoArgs = { text: ECHO_TEXT };
+
+/** `count` echo calls on `client`, `inFlight` at a time, each answer checked. */
+export async function echoCalls(client, inFlight, count) {
+  let left = count;
+  const worker = async () => {
+    while (left > 0) {
+      left--;
+      const result = await client.call('echo', echoArgs);
+      if (result.content[0].text !== ECHO_TEXT) throw new Error('unexpected result');
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+}
+
 // hold/release/count: requests held in flight on the server to measure memory per in-flight request.
 const held = [];
 export function hold() {

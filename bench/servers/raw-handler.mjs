@@ -1,3 +1,4 @@
+import http from 'node:http';
 // The raw lower bound's request handler: no validation, no framework; the tool list is kept as plain
 // objects and serialized on each response like any server must.
 import {
@@ -57,4 +58,22 @@ export function respond(msg, result) {
     return JSON.stringify({ jsonrpc: '2.0', id: msg.id, error });
   }
   return JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
+}
+
+/** The raw HTTP server: a minimal node:http JSON-RPC endpoint, one POST per message, a JSON answer. */
+export function createRawHttpServer(handle) {
+  return http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (msg.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const body = respond(msg, await handle(msg));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
 }

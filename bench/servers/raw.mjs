@@ -1,9 +1,8 @@
 // The raw lower bound: newline-delimited JSON-RPC over a pipe (bench/lib/lines.mjs: one JSON.parse per line,
 // one write per event-loop turn), or a minimal node:http JSON-RPC server with keep-alive.
-import http from 'node:http';
 import { announcePort, parseServerArgs } from '../lib/tools.mjs';
 import { lineWriter, onLines } from '../lib/lines.mjs';
-import { createRawHandler, respond } from './raw-handler.mjs';
+import { createRawHandler, createRawHttpServer, respond } from './raw-handler.mjs';
 
 const opts = parseServerArgs();
 const handle = createRawHandler(opts);
@@ -19,20 +18,7 @@ if (opts.transport === 'stdio') {
   });
   process.stdin.on('end', () => process.exit(0));
 } else {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', async () => {
-      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (msg.id === undefined) {
-        res.writeHead(202).end();
-        return;
-      }
-      const body = respond(msg, await handle(msg));
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-  });
+  const server = createRawHttpServer(handle);
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => announcePort(server));
 }
