@@ -5,8 +5,8 @@
 // warm-up calls each, every round gives each implementation one turn of `batch` calls (order reversed every
 // other round), `callers` at a time (1: sequential). Prints per implementation the median CPU per call over
 // its turns, and the median over rounds of its turn's CPU per call divided by the first implementation's.
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startListening } from './lib/proc.mjs';
 import { ECHO_TEXT } from './lib/tools.mjs';
 
 const [mode = 'modern', implsArg = 'raw,agentforge', roundsArg = '60', batchArg = '200', callersArg = '1'] =
@@ -18,18 +18,8 @@ const callers = Number(callersArg);
 const sides = fileURLToPath(new URL('./http-sides.mjs', import.meta.url));
 
 async function clientOf(impl) {
-  const peer = spawn(process.execPath, [sides, 'peer', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve) => {
-    let out = '';
-    peer.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /LISTENING (\d+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-  });
-  const client = await (await import(`./clients/${impl}.mjs`)).connectHttp(`http://127.0.0.1:${port}/mcp`, {
-    mode,
-  });
+  const { child: peer, url } = await startListening(process.execPath, [sides, 'peer', mode]);
+  const client = await (await import(`./clients/${impl}.mjs`)).connectHttp(url, { mode });
   const args = { text: ECHO_TEXT };
   const first = await client.call('echo', args);
   if (first?.content?.[0]?.text !== ECHO_TEXT) throw new Error(`${impl}: ${JSON.stringify(first)}`);

@@ -5,11 +5,11 @@
 //   real count is somewhat lower, but the comparison holds) and promise reactions run (`before` callbacks);
 // - process.nextTick calls, listeners added (EventEmitter on/once/prepend), timers created;
 // - bytes allocated (the sampling heap profiler with collected objects included, 128 B interval).
-import { spawn } from 'node:child_process';
 import { createHook } from 'node:async_hooks';
 import { bytesAllocated } from './lib/counting.mjs';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { startListening } from './lib/proc.mjs';
 import { ECHO_TEXT } from './lib/tools.mjs';
 
 const [mode = 'modern', implsArg = 'raw,agentforge', callsArg = '2000'] = process.argv.slice(2);
@@ -17,16 +17,8 @@ const CALLS = Number(callsArg);
 const sides = fileURLToPath(new URL('./http-sides.mjs', import.meta.url));
 
 async function peer() {
-  const child = spawn(process.execPath, [sides, 'peer', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /LISTENING (\d+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, kill: () => child.kill() };
+  const { child, url } = await startListening(process.execPath, [sides, 'peer', mode]);
+  return { url, kill: () => child.kill() };
 }
 
 const counts = { ticks: 0, listeners: 0, timers: 0, promises: 0, reactions: 0 };

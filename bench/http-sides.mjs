@@ -8,10 +8,9 @@
 // After 4,000 warm-up calls each, the implementations take turns, `batch` calls at a time for `rounds` rounds
 // (order reversed every other round), so a machine whose load drifts weighs on all of them alike. Prints
 // `RESULT {"side","mode","impl","cpuUs"}` per implementation: CPU (user + system) per call of that side.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import { cpuTicks, startHttpServer, TICK_US } from './lib/proc.mjs';
+import { cpuTicks, startHttpServer, startListening, TICK_US } from './lib/proc.mjs';
 import { ECHO_TEXT, echoSchema } from './lib/tools.mjs';
 
 const [side, mode = 'modern', implsArg = 'raw,agentforge', roundsArg = '20', batchArg = '400'] =
@@ -182,18 +181,7 @@ function servePeer() {
 
 /** One implementation's client in this process, against a stand-in peer of its own. */
 async function clientSide(impl) {
-  const peer = spawn(process.execPath, [process.argv[1], 'peer', mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve) => {
-    let out = '';
-    peer.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /LISTENING (\d+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-  });
-  const url = `http://127.0.0.1:${port}/mcp`;
+  const { child: peer, url } = await startListening(process.execPath, [process.argv[1], 'peer', mode]);
   const client = await (await import(`./clients/${impl}.mjs`)).connectHttp(url, { mode });
   const args = { text: ECHO_TEXT };
   const first = await client.call('echo', args);

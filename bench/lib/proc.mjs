@@ -53,6 +53,14 @@ export function serverCommand(impl, serverArgs) {
 // Spawns an HTTP server child and resolves once it prints `LISTENING <port>`.
 export function startHttpServer(impl, serverArgs) {
   const { command, args } = serverCommand(impl, serverArgs);
+  return startListening(command, args, `${impl} server`);
+}
+
+/**
+ * Spawns a process that prints `LISTENING <port>` once it serves HTTP on 127.0.0.1; resolves with its MCP URL.
+ * stdin stays a pipe: the bench servers exit when it ends, so none outlives the bench.
+ */
+export function startListening(command, args, name = command) {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -75,8 +83,6 @@ export function startHttpServer(impl, serverArgs) {
     };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', onData);
-    child.once('exit', (code) =>
-      reject(new Error(`${impl} server exited (${code}) before listening: ${out}`)),
-    );
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening: ${out}`)));
   });
 }
