@@ -14,8 +14,24 @@ const argv = process.argv.slice(2);
 const flag = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const quick = argv.includes('--quick');
 const config = quick
-  ? { reps: 1, warmupMs: 100, durationMs: 250, startupSpawns: 2, agentTurns: 30 }
-  : { reps: 3, warmupMs: 1500, durationMs: 800, startupSpawns: 10, agentTurns: 3000 };
+  ? {
+      reps: 1,
+      warmupMs: 100,
+      warmupCalls: 0,
+      warmupMaxMs: 100,
+      durationMs: 250,
+      startupSpawns: 2,
+      agentTurns: 30,
+    }
+  : {
+      reps: 3,
+      warmupMs: 1500,
+      warmupCalls: 8000,
+      warmupMaxMs: 5000,
+      durationMs: 800,
+      startupSpawns: 10,
+      agentTurns: 3000,
+    };
 if (flag('reps')) config.reps = Number(flag('reps'));
 config.startupPerRep = Math.ceil(config.startupSpawns / config.reps);
 
@@ -53,6 +69,8 @@ const cellSpec = (cellId) => {
   return {
     ...row.spec,
     warmupMs: config.warmupMs,
+    warmupCalls: config.warmupCalls,
+    warmupMaxMs: config.warmupMaxMs,
     durationMs: config.durationMs,
     repeat: config.startupPerRep,
   };
