@@ -2,6 +2,8 @@
 // server child: sequential calls in blocks of `batch` for `rounds` rounds. Prints per implementation calls/s
 // (median of block rates), latency p50/p90/p99 and client/server CPU per call over all blocks.
 //   node bench/pair-ab.mjs [modern|legacy] [impls=raw,agentforge] [rounds=20] [batch=500]
+// An implementation is `name`, `name:<checkout dir>` (that checkout's client and server) and may end in
+// `@modern` or `@legacy` (its own era), e.g. `agentforge@modern,agentforge@legacy`.
 import { performance } from 'node:perf_hooks';
 import { cpuTicks, startHttpServer, TICK_US } from './lib/proc.mjs';
 import { ECHO_TEXT } from './lib/tools.mjs';
@@ -10,10 +12,11 @@ const [mode = 'modern', implsArg = 'raw,agentforge', roundsArg = '20', batchArg 
   process.argv.slice(2);
 const entries = [];
 for (const [i, spec] of implsArg.split(',').entries()) {
-  const [name, dir] = spec.split(':');
+  const [named, era = mode] = spec.split('@');
+  const [name, dir] = named.split(':');
   const impl = await import(dir ? `${dir}/bench/clients/${name}.mjs` : `./clients/${name}.mjs`);
-  const server = await startHttpServer(name, ['--transport=http', `--mode=${mode}`]);
-  const client = await impl.connectHttp(server.url, { mode });
+  const server = await startHttpServer(name, ['--transport=http', `--mode=${era}`]);
+  const client = await impl.connectHttp(server.url, { mode: era });
   entries.push({ label: `${spec}#${i}`, client, server, lat: [], rates: [], cpuC: 0, cpuS: 0, n: 0 });
 }
 const args = { text: ECHO_TEXT };
