@@ -37,10 +37,10 @@ import type {
   ToolDefinition,
   Usage,
 } from './model.js';
-import { runLimited } from './pool.js';
 import { RunSignals } from './run-signal.js';
 import { isoNow } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
+import { TurnCalls } from './turn-calls.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
 import { ProtocolFailure, type ToolExecution, executeTool } from './tool-execution.js';
 import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
@@ -332,25 +332,25 @@ export class Agent {
 
   /** Act: every call of the turn through the tool pipeline, results appended in the calls' order. */
   #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
-    const limit = this.#options.concurrency ?? 4;
-    // The common turn has no more calls than the limit: all start at once, no task closures.
-    const running =
-      calls.length <= limit
-        ? Promise.all(calls.map((call) => this.#runCall(state, step, call)))
-        : runLimited(
-            calls.map((call) => () => this.#runCall(state, step, call)),
-            limit,
-          );
-    return running.then((records) => {
-      for (const record of records) {
-        state.records.push(record);
-        state.messages.push(toolResultMessage(record, this.#options.resultLimits));
-      }
-    });
+    const turn = new TurnCalls(
+      calls.length,
+      this.#options.concurrency ?? 4,
+      (index, turn) => this.#runCall(state, step, calls[index]!, index, turn),
+      (records) => {
+        for (const record of records) {
+          state.records.push(record);
+          state.messages.push(toolResultMessage(record, this.#options.resultLimits));
+        }
+      },
+    );
+    return turn.run();
   }
 
-  /** One call through the tool pipeline; chained rather than async, as every call of every turn takes it. */
-  #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
+  /**
+   * One call through the tool pipeline; its record goes to the turn from the call's own reaction (chained rather
+   * than async, as every call of every turn takes it).
+   */
+  #runCall(state: RunState, step: number, call: ToolCall, index: number, turn: TurnCalls): void {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
     const { runId, signal, groups } = state;
     const tool = this.#options.host.registry.get(call.name, groups);
@@ -368,11 +368,17 @@ export class Agent {
       groups === undefined
         ? { runId, step, call, tool, arguments: call.arguments, signal }
         : { runId, step, call, tool, arguments: call.arguments, signal, groups };
-    return this.#callTool(context).then((outcome) => {
-      const record = callRecord(call, step, tool, outcome, startedAt, performance.now() - started);
-      state.emit?.({ type: 'tool_result', record });
-      return record;
-    });
+    this.#callTool(context).then((outcome) => {
+      let record: ToolCallRecord;
+      try {
+        record = callRecord(call, step, tool, outcome, startedAt, performance.now() - started);
+        state.emit?.({ type: 'tool_result', record });
+      } catch (error) {
+        turn.fail(error);
+        return;
+      }
+      turn.settle(index, record);
+    }, turn.fail);
   }
 }
 
