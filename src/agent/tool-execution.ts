@@ -8,6 +8,7 @@ import { watchCall } from './call-events.js';
 import type { AgentEvent } from './events.js';
 import type { McpHost } from './host.js';
 import type { CallToolResult } from '../mcp/types.js';
+import type { ToolCallOptions } from './client-surface.js';
 import type { ApprovalRecord, ToolContext, ToolOutcome } from './middleware.js';
 import { failureOutcome } from './results.js';
 import { SEARCH_TOOL_NAME, type ToolSearch } from './tool-search.js';
@@ -62,25 +63,25 @@ export function executeTool(
     });
   }
   const args = context.arguments;
-  let calling: Promise<CallToolResult>;
+  const succeeded = (result: CallToolResult): ToolOutcome =>
+    approval
+      ? { status: 'ok', result, arguments: args, approval }
+      : { status: 'ok', result, arguments: args };
+  const failed = (error: unknown): ToolOutcome => {
+    const aborted = context.signal.aborted;
+    if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
+    const failure = { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: args };
+    return approval ? { ...failure, approval } : failure;
+  };
+  let options: ToolCallOptions;
   try {
-    calling = execution.host.callTool(tool, args, watchCall(execution.emitter(context.runId), context, tool));
+    options = watchCall(execution.emitter(context.runId), context, tool);
   } catch (error) {
     // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
-    calling = Promise.reject(error);
+    return Promise.reject(error).then(undefined, failed);
   }
-  return calling.then(
-    (result): ToolOutcome =>
-      approval
-        ? { status: 'ok', result, arguments: args, approval }
-        : { status: 'ok', result, arguments: args },
-    (error: unknown): ToolOutcome => {
-      const aborted = context.signal.aborted;
-      if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
-      const failed = { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: args };
-      return approval ? { ...failed, approval } : failed;
-    },
-  );
+  // The outcome is built in the call's own reaction (McpHost.callToolThen): no reaction of this layer's own.
+  return execution.host.callToolThen(tool, args, options, succeeded, failed);
 }
 
 /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */
