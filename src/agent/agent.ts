@@ -4,9 +4,8 @@
  * again, until the model answers or `maxSteps` turns have passed. The registry refreshes between turns only.
  */
 import { randomUUID } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { type ApprovalGateOptions, ApprovalGate } from './approval.js';
-import { type AuditSink, auditMiddleware } from './audit.js';
+import { type AuditSink, auditMiddleware, safeUser } from './audit.js';
 import {
   type AgentEvent,
   type RunResult,
@@ -14,6 +13,8 @@ import {
   type ToolCallRecord,
   callRecord,
   eventStream,
+  lastAssistantText,
+  turnStop,
 } from './events.js';
 import type { McpHost } from './host.js';
 import {
@@ -115,7 +116,8 @@ interface RunState {
 
 export class Agent {
   readonly gate: ApprovalGate;
-  readonly #callModel: Next<ModelContext, ModelResponse>;
+  /** Undefined without model middleware: the turn is `#modelTurn` itself. */
+  readonly #callModel: Next<ModelContext, ModelResponse> | undefined;
   readonly #callTool: Next<ToolContext, ToolOutcome>;
   /** Each running run's event sink, by runId, when someone listens (only then is progress asked for). */
   readonly #emitters = new Map<string, (event: AgentEvent) => void>();
@@ -152,7 +154,8 @@ export class Agent {
       emitter: (runId) => this.#emitters.get(runId),
       throwOnProtocolError: options.throwOnProtocolError === true,
     };
-    this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
+    this.#callModel =
+      modelLayers.length > 0 ? compose(modelLayers, (context) => this.#modelTurn(context)) : undefined;
     // The approval gate is the innermost layer: it sees arguments other middleware produced.
     const end = (context: ToolContext, approval?: ApprovalRecord) =>
       executeTool(context, execution, approval);
@@ -273,7 +276,8 @@ export class Agent {
     }
     state.emit?.({ type: 'model_start', step });
     const request = this.#request(state, tools);
-    return this.#callModel({ runId: state.runId, step, request }).then((response) => {
+    const context: ModelContext = { runId: state.runId, step, request };
+    const took = (response: ModelResponse): ModelResponse => {
       state.messages.push(response.message);
       if (response.usage) {
         state.usage.inputTokens += response.usage.inputTokens;
@@ -281,7 +285,9 @@ export class Agent {
       }
       state.emit?.({ type: 'model_end', step, response });
       return response;
-    });
+    };
+    // No model middleware: the turn takes its response in its own frame, not in a reaction after it.
+    return this.#callModel ? this.#callModel(context).then(took) : this.#modelTurn(context, took);
   }
 
   /** The model request of a turn: a snapshot of the messages, the tools offered, the run's signal and options. */
@@ -298,17 +304,23 @@ export class Agent {
     return request;
   }
 
-  async #modelTurn(context: ModelContext): Promise<ModelResponse> {
+  /** One model turn: the stream read to its `done` (deltas to listeners), or `generate` with streaming off. */
+  async #modelTurn(
+    context: ModelContext,
+    took?: (response: ModelResponse) => ModelResponse,
+  ): Promise<ModelResponse> {
     const { model } = this.#options;
-    if (this.#options.stream === false) return model.generate(context.request);
-    const emit = this.#emitters.get(context.runId);
     let response: ModelResponse | undefined;
-    for await (const event of model.stream(context.request)) {
-      if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
-      else if (event.type === 'done') response = event.response;
+    if (this.#options.stream === false) response = await model.generate(context.request);
+    else {
+      const emit = this.#emitters.get(context.runId);
+      for await (const event of model.stream(context.request)) {
+        if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
+        else if (event.type === 'done') response = event.response;
+      }
+      if (!response) throw new Error(`${model.id}: stream ended without a response`);
     }
-    if (!response) throw new Error(`${model.id}: stream ended without a response`);
-    return response;
+    return took ? took(response) : response;
   }
 
   /**
@@ -387,28 +399,6 @@ interface RunEnding {
   /** Undefined: the last text the model produced. */
   readonly answer?: string;
   readonly error?: RunResult['error'];
-}
-
-function turnStop(response: ModelResponse): RunStopReason {
-  if (response.stopReason === 'max_tokens') return 'max_tokens';
-  if (response.stopReason === 'refusal') return 'refusal';
-  return 'answer';
-}
-
-function lastAssistantText(messages: readonly ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role === 'assistant' && message.content !== '') return message.content;
-  }
-  return '';
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 export type { Usage };
