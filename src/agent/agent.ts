@@ -39,7 +39,7 @@ import type {
   Usage,
 } from './model.js';
 import { RunSignals } from './run-signal.js';
-import { isoNow } from '../util/clock.js';
+import { isoAt, isoNow } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
 import { TurnCalls } from './turn-calls.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
@@ -151,7 +151,7 @@ export class Agent {
       gate: this.gate,
       toolSearch: this.#toolSearch,
       loadedTools: (runId) => this.#loadedByRun.get(runId),
-      emitter: (runId) => this.#emitters.get(runId),
+      emitter: (runId) => (this.#emitters.size === 0 ? undefined : this.#emitters.get(runId)),
       throwOnProtocolError: options.throwOnProtocolError === true,
     };
     this.#callModel =
@@ -203,7 +203,7 @@ export class Agent {
       messages: state.messages,
       toolCalls: state.records,
       usage: state.usage,
-      startedAt: new Date(state.started).toISOString(),
+      startedAt: isoAt(state.started),
       durationMs: Date.now() - state.started,
       ...(ending.error ? { error: ending.error } : {}),
     };
@@ -212,7 +212,8 @@ export class Agent {
   }
 
   #startRun(input: string, options: RunOptions): RunState {
-    const messages: ChatMessage[] = [...(options.history ?? [])];
+    const { history } = options;
+    const messages: ChatMessage[] = history ? [...history] : [];
     if (this.#options.system && !messages.some((m) => m.role === 'system')) {
       messages.unshift({ role: 'system', content: this.#options.system });
     }
@@ -227,9 +228,9 @@ export class Agent {
       records: [],
       groups: options.groups,
       usage: { inputTokens: 0, outputTokens: 0 },
-      loaded: new Set(
-        messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => c.name) : [])),
-      ),
+      loaded: history
+        ? new Set(history.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => c.name) : [])))
+        : new Set(),
     };
   }
 

@@ -71,14 +71,14 @@ export type CallToolThen = <T>(
 ) => Promise<T>;
 
 /**
- * Each `callTool` of `withTaskCalls` with its continuation form. Keyed by the function itself: a wrapper that puts
- * a `callTool` of its own in front (logging, recording) has none here, and its calls go through it.
+ * Where a `callTool` of `withTaskCalls` keeps its continuation form: on the function itself, so a wrapper that
+ * puts a `callTool` of its own in front (logging, recording) has none, and its calls go through it.
  */
-const thenForms = new WeakMap<object, CallToolThen>();
+const THEN_FORM = Symbol('callToolThen');
 
 /** The continuation form of a client's `callTool`, when it is one `withTaskCalls` made. */
 export function callToolThenOf(callTool: object): CallToolThen | undefined {
-  return thenForms.get(callTool);
+  return (callTool as { [THEN_FORM]?: CallToolThen })[THEN_FORM];
 }
 
 /**
@@ -107,11 +107,13 @@ export function withTaskCalls(
             : onResult(value),
         onFailure,
       );
-  const callTool = (
-    params: { name: string; arguments?: Record<string, unknown> },
-    options?: ToolCallOptions,
-  ): Promise<CallToolResult> => callToolThen(params, options, asResult, rethrow);
-  thenForms.set(callTool, callToolThen);
+  const callTool = Object.assign(
+    (
+      params: { name: string; arguments?: Record<string, unknown> },
+      options?: ToolCallOptions,
+    ): Promise<CallToolResult> => callToolThen(params, options, asResult, rethrow),
+    { [THEN_FORM]: callToolThen },
+  );
   return new Proxy(client, {
     get(target, property) {
       if (property === 'callTool') return callTool;
