@@ -11,7 +11,6 @@ import {
   type RunResult,
   type RunStopReason,
   type ToolCallRecord,
-  callRecord,
   eventStream,
   lastAssistantText,
   turnStop,
@@ -23,6 +22,7 @@ import {
   type ModelContext,
   type ModelMiddleware,
   type Next,
+  type OutcomeSink,
   type ToolContext,
   type ToolMiddleware,
   type ToolOutcome,
@@ -41,9 +41,9 @@ import type {
 import { RunSignals } from './run-signal.js';
 import { isoAt, isoNow } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
-import { TurnCalls } from './turn-calls.js';
+import { TurnCall, TurnCalls } from './turn-calls.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
-import { ProtocolFailure, type ToolExecution, executeTool } from './tool-execution.js';
+import { ProtocolFailure, type ToolExecution, executeTool, executeToolInto } from './tool-execution.js';
 import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
 import type { AgentTracing } from './tracing.js';
 import type { RegistryChange } from './registry.js';
@@ -118,7 +118,9 @@ export class Agent {
   readonly gate: ApprovalGate;
   /** Undefined without model middleware: the turn is `#modelTurn` itself. */
   readonly #callModel: Next<ModelContext, ModelResponse> | undefined;
-  readonly #callTool: Next<ToolContext, ToolOutcome>;
+  /** Undefined without tool middleware: calls go through `gate.passTo` to `#toolEnd`. */
+  readonly #callTool: Next<ToolContext, ToolOutcome> | undefined;
+  readonly #toolEnd: (context: ToolContext, approval: ApprovalRecord | undefined, sink: OutcomeSink) => void;
   /** Each running run's event sink, by runId, when someone listens (only then is progress asked for). */
   readonly #emitters = new Map<string, (event: AgentEvent) => void>();
   readonly #toolSearch: ToolSearch | undefined;
@@ -159,7 +161,9 @@ export class Agent {
     // The approval gate is the innermost layer: it sees arguments other middleware produced.
     const end = (context: ToolContext, approval?: ApprovalRecord) =>
       executeTool(context, execution, approval);
-    this.#callTool = compose(toolLayers, (context) => this.gate.pass(context, end));
+    this.#callTool =
+      toolLayers.length > 0 ? compose(toolLayers, (context) => this.gate.pass(context, end)) : undefined;
+    this.#toolEnd = (context, approval, sink) => executeToolInto(context, execution, approval, sink);
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
@@ -360,8 +364,8 @@ export class Agent {
   }
 
   /**
-   * One call through the tool pipeline; its record goes to the turn from the call's own reaction (chained rather
-   * than async, as every call of every turn takes it).
+   * One call through the tool pipeline; its record goes to the turn from the call's own reaction. Without tool
+   * middleware the pipeline is the gate and executeTool, which hand the outcome on themselves (passTo).
    */
   #runCall(state: RunState, step: number, call: ToolCall, index: number, turn: TurnCalls): void {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
@@ -374,24 +378,14 @@ export class Agent {
       server: tool?.server ?? null,
       mcpName: tool?.mcpName ?? null,
     });
-    const startedAt = isoNow();
-    const started = performance.now();
+    const run = new TurnCall(turn, index, call, step, tool, state.emit, isoNow(), performance.now());
     // Literals of their own rather than a conditional spread: no throwaway object per call.
     const context: ToolContext =
       groups === undefined
         ? { runId, step, call, tool, arguments: call.arguments, signal }
         : { runId, step, call, tool, arguments: call.arguments, signal, groups };
-    this.#callTool(context).then((outcome) => {
-      let record: ToolCallRecord;
-      try {
-        record = callRecord(call, step, tool, outcome, startedAt, performance.now() - started);
-        state.emit?.({ type: 'tool_result', record });
-      } catch (error) {
-        turn.fail(error);
-        return;
-      }
-      turn.settle(index, record);
-    }, turn.fail);
+    if (this.#callTool) this.#callTool(context).then((outcome) => run.outcome(outcome), turn.fail);
+    else this.gate.passTo(context, this.#toolEnd, run);
   }
 }
 

@@ -5,7 +5,10 @@
  * `Promise.all` over workers that each take the next call, the first failure rejects the turn at once, the
  * calls in flight run to their end, and the other slots keep starting calls.
  */
-import type { ToolCallRecord } from './events.js';
+import { type AgentEvent, type ToolCallRecord, callRecord } from './events.js';
+import type { OutcomeSink, ToolOutcome } from './middleware.js';
+import type { ToolCall } from './model.js';
+import type { RegisteredTool } from './registry.js';
 
 export class TurnCalls {
   readonly #records: ToolCallRecord[];
@@ -75,5 +78,55 @@ export class TurnCalls {
       this.fail(error);
       return false;
     }
+  }
+}
+
+/** One call of a turn, from its start to its record: where its outcome goes (OutcomeSink). */
+export class TurnCall implements OutcomeSink {
+  readonly #turn: TurnCalls;
+  readonly #index: number;
+  readonly #call: ToolCall;
+  readonly #step: number;
+  readonly #tool: RegisteredTool | undefined;
+  readonly #emit: ((event: AgentEvent) => void) | undefined;
+  readonly #startedAt: string;
+  readonly #started: number;
+
+  constructor(
+    turn: TurnCalls,
+    index: number,
+    call: ToolCall,
+    step: number,
+    tool: RegisteredTool | undefined,
+    emit: ((event: AgentEvent) => void) | undefined,
+    startedAt: string,
+    started: number,
+  ) {
+    this.#turn = turn;
+    this.#index = index;
+    this.#call = call;
+    this.#step = step;
+    this.#tool = tool;
+    this.#emit = emit;
+    this.#startedAt = startedAt;
+    this.#started = started;
+  }
+
+  /** The call's record, told to the run's listener and kept by the turn. */
+  outcome(outcome: ToolOutcome): void {
+    let record: ToolCallRecord;
+    try {
+      const elapsed = performance.now() - this.#started;
+      record = callRecord(this.#call, this.#step, this.#tool, outcome, this.#startedAt, elapsed);
+      this.#emit?.({ type: 'tool_result', record });
+    } catch (error) {
+      this.#turn.fail(error);
+      return;
+    }
+    this.#turn.settle(this.#index, record);
+  }
+
+  fail(error: unknown): void {
+    this.#turn.fail(error);
   }
 }
