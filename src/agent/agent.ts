@@ -4,16 +4,16 @@
  * again, until the model answers or `maxSteps` turns have passed. The registry refreshes between turns only.
  */
 import { randomUUID } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { type ApprovalGateOptions, ApprovalGate } from './approval.js';
-import { type AuditSink, auditMiddleware } from './audit.js';
+import { type AuditSink, auditMiddleware, safeUser } from './audit.js';
 import {
   type AgentEvent,
   type RunResult,
   type RunStopReason,
   type ToolCallRecord,
-  callRecord,
   eventStream,
+  lastAssistantText,
+  turnStop,
 } from './events.js';
 import type { McpHost } from './host.js';
 import {
@@ -22,6 +22,7 @@ import {
   type ModelContext,
   type ModelMiddleware,
   type Next,
+  type OutcomeSink,
   type ToolContext,
   type ToolMiddleware,
   type ToolOutcome,
@@ -37,12 +38,12 @@ import type {
   ToolDefinition,
   Usage,
 } from './model.js';
-import { runLimited } from './pool.js';
 import { RunSignals } from './run-signal.js';
-import { isoNow } from '../util/clock.js';
+import { isoAt, isoNow } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
+import { TurnCall, TurnCalls } from './turn-calls.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
-import { ProtocolFailure, type ToolExecution, executeTool } from './tool-execution.js';
+import { ProtocolFailure, type ToolExecution, executeTool, executeToolInto } from './tool-execution.js';
 import { ToolSearch, type ToolSearchOptions } from './tool-search.js';
 import type { AgentTracing } from './tracing.js';
 import type { RegistryChange } from './registry.js';
@@ -115,8 +116,11 @@ interface RunState {
 
 export class Agent {
   readonly gate: ApprovalGate;
-  readonly #callModel: Next<ModelContext, ModelResponse>;
-  readonly #callTool: Next<ToolContext, ToolOutcome>;
+  /** Undefined without model middleware: the turn is `#modelTurn` itself. */
+  readonly #callModel: Next<ModelContext, ModelResponse> | undefined;
+  /** Undefined without tool middleware: calls go through `gate.passTo` to `#toolEnd`. */
+  readonly #callTool: Next<ToolContext, ToolOutcome> | undefined;
+  readonly #toolEnd: (context: ToolContext, approval: ApprovalRecord | undefined, sink: OutcomeSink) => void;
   /** Each running run's event sink, by runId, when someone listens (only then is progress asked for). */
   readonly #emitters = new Map<string, (event: AgentEvent) => void>();
   readonly #toolSearch: ToolSearch | undefined;
@@ -149,14 +153,17 @@ export class Agent {
       gate: this.gate,
       toolSearch: this.#toolSearch,
       loadedTools: (runId) => this.#loadedByRun.get(runId),
-      emitter: (runId) => this.#emitters.get(runId),
+      emitter: (runId) => (this.#emitters.size === 0 ? undefined : this.#emitters.get(runId)),
       throwOnProtocolError: options.throwOnProtocolError === true,
     };
-    this.#callModel = compose(modelLayers, (context) => this.#modelTurn(context));
+    this.#callModel =
+      modelLayers.length > 0 ? compose(modelLayers, (context) => this.#modelTurn(context)) : undefined;
     // The approval gate is the innermost layer: it sees arguments other middleware produced.
     const end = (context: ToolContext, approval?: ApprovalRecord) =>
       executeTool(context, execution, approval);
-    this.#callTool = compose(toolLayers, (context) => this.gate.pass(context, end));
+    this.#callTool =
+      toolLayers.length > 0 ? compose(toolLayers, (context) => this.gate.pass(context, end)) : undefined;
+    this.#toolEnd = (context, approval, sink) => executeToolInto(context, execution, approval, sink);
     if (options.sampling)
       options.host.setHandlers({ sampling: samplingHandler(options.model, options.sampling) });
   }
@@ -200,7 +207,7 @@ export class Agent {
       messages: state.messages,
       toolCalls: state.records,
       usage: state.usage,
-      startedAt: new Date(state.started).toISOString(),
+      startedAt: isoAt(state.started),
       durationMs: Date.now() - state.started,
       ...(ending.error ? { error: ending.error } : {}),
     };
@@ -209,7 +216,8 @@ export class Agent {
   }
 
   #startRun(input: string, options: RunOptions): RunState {
-    const messages: ChatMessage[] = [...(options.history ?? [])];
+    const { history } = options;
+    const messages: ChatMessage[] = history ? [...history] : [];
     if (this.#options.system && !messages.some((m) => m.role === 'system')) {
       messages.unshift({ role: 'system', content: this.#options.system });
     }
@@ -224,9 +232,9 @@ export class Agent {
       records: [],
       groups: options.groups,
       usage: { inputTokens: 0, outputTokens: 0 },
-      loaded: new Set(
-        messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => c.name) : [])),
-      ),
+      loaded: history
+        ? new Set(history.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => c.name) : [])))
+        : new Set(),
     };
   }
 
@@ -273,7 +281,8 @@ export class Agent {
     }
     state.emit?.({ type: 'model_start', step });
     const request = this.#request(state, tools);
-    return this.#callModel({ runId: state.runId, step, request }).then((response) => {
+    const context: ModelContext = { runId: state.runId, step, request };
+    const took = (response: ModelResponse): ModelResponse => {
       state.messages.push(response.message);
       if (response.usage) {
         state.usage.inputTokens += response.usage.inputTokens;
@@ -281,7 +290,9 @@ export class Agent {
       }
       state.emit?.({ type: 'model_end', step, response });
       return response;
-    });
+    };
+    // No model middleware: the turn takes its response in its own frame, not in a reaction after it.
+    return this.#callModel ? this.#callModel(context).then(took) : this.#modelTurn(context, took);
   }
 
   /** The model request of a turn: a snapshot of the messages, the tools offered, the run's signal and options. */
@@ -298,17 +309,23 @@ export class Agent {
     return request;
   }
 
-  async #modelTurn(context: ModelContext): Promise<ModelResponse> {
+  /** One model turn: the stream read to its `done` (deltas to listeners), or `generate` with streaming off. */
+  async #modelTurn(
+    context: ModelContext,
+    took?: (response: ModelResponse) => ModelResponse,
+  ): Promise<ModelResponse> {
     const { model } = this.#options;
-    if (this.#options.stream === false) return model.generate(context.request);
-    const emit = this.#emitters.get(context.runId);
     let response: ModelResponse | undefined;
-    for await (const event of model.stream(context.request)) {
-      if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
-      else if (event.type === 'done') response = event.response;
+    if (this.#options.stream === false) response = await model.generate(context.request);
+    else {
+      const emit = this.#emitters.get(context.runId);
+      for await (const event of model.stream(context.request)) {
+        if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
+        else if (event.type === 'done') response = event.response;
+      }
+      if (!response) throw new Error(`${model.id}: stream ended without a response`);
     }
-    if (!response) throw new Error(`${model.id}: stream ended without a response`);
-    return response;
+    return took ? took(response) : response;
   }
 
   /**
@@ -332,25 +349,25 @@ export class Agent {
 
   /** Act: every call of the turn through the tool pipeline, results appended in the calls' order. */
   #act(state: RunState, step: number, calls: readonly ToolCall[]): Promise<void> {
-    const limit = this.#options.concurrency ?? 4;
-    // The common turn has no more calls than the limit: all start at once, no task closures.
-    const running =
-      calls.length <= limit
-        ? Promise.all(calls.map((call) => this.#runCall(state, step, call)))
-        : runLimited(
-            calls.map((call) => () => this.#runCall(state, step, call)),
-            limit,
-          );
-    return running.then((records) => {
-      for (const record of records) {
-        state.records.push(record);
-        state.messages.push(toolResultMessage(record, this.#options.resultLimits));
-      }
-    });
+    const turn = new TurnCalls(
+      calls.length,
+      this.#options.concurrency ?? 4,
+      (index, turn) => this.#runCall(state, step, calls[index]!, index, turn),
+      (records) => {
+        for (const record of records) {
+          state.records.push(record);
+          state.messages.push(toolResultMessage(record, this.#options.resultLimits));
+        }
+      },
+    );
+    return turn.run();
   }
 
-  /** One call through the tool pipeline; chained rather than async, as every call of every turn takes it. */
-  #runCall(state: RunState, step: number, call: ToolCall): Promise<ToolCallRecord> {
+  /**
+   * One call through the tool pipeline; its record goes to the turn from the call's own reaction. Without tool
+   * middleware the pipeline is the gate and executeTool, which hand the outcome on themselves (passTo).
+   */
+  #runCall(state: RunState, step: number, call: ToolCall, index: number, turn: TurnCalls): void {
     // A tool of a group this run did not activate is as unknown as one that does not exist.
     const { runId, signal, groups } = state;
     const tool = this.#options.host.registry.get(call.name, groups);
@@ -361,18 +378,14 @@ export class Agent {
       server: tool?.server ?? null,
       mcpName: tool?.mcpName ?? null,
     });
-    const startedAt = isoNow();
-    const started = performance.now();
+    const run = new TurnCall(turn, index, call, step, tool, state.emit, isoNow(), performance.now());
     // Literals of their own rather than a conditional spread: no throwaway object per call.
     const context: ToolContext =
       groups === undefined
         ? { runId, step, call, tool, arguments: call.arguments, signal }
         : { runId, step, call, tool, arguments: call.arguments, signal, groups };
-    return this.#callTool(context).then((outcome) => {
-      const record = callRecord(call, step, tool, outcome, startedAt, performance.now() - started);
-      state.emit?.({ type: 'tool_result', record });
-      return record;
-    });
+    if (this.#callTool) this.#callTool(context).then((outcome) => run.outcome(outcome), turn.fail);
+    else this.gate.passTo(context, this.#toolEnd, run);
   }
 }
 
@@ -381,28 +394,6 @@ interface RunEnding {
   /** Undefined: the last text the model produced. */
   readonly answer?: string;
   readonly error?: RunResult['error'];
-}
-
-function turnStop(response: ModelResponse): RunStopReason {
-  if (response.stopReason === 'max_tokens') return 'max_tokens';
-  if (response.stopReason === 'refusal') return 'refusal';
-  return 'answer';
-}
-
-function lastAssistantText(messages: readonly ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role === 'assistant' && message.content !== '') return message.content;
-  }
-  return '';
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 export type { Usage };

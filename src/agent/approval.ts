@@ -11,6 +11,7 @@ import { GlobSet } from './glob.js';
 import {
   type ApprovalRecord,
   type Next,
+  type OutcomeSink,
   type ToolContext,
   type ToolMiddleware,
   type ToolOutcome,
@@ -120,6 +121,44 @@ export class ApprovalGate {
     return this.#ask(context, context.tool, settled.reason, settled.diff).then((approval) =>
       this.#admit(context, end, approval),
     );
+  }
+
+  /**
+   * As `pass`, for an end that hands its outcome to `sink` itself (the agent's calls without tool middleware): no
+   * promise to chain on, and a denial, or an approver that failed, goes to `sink` too.
+   */
+  passTo(
+    context: ToolContext,
+    end: (context: ToolContext, approval: ApprovalRecord | undefined, sink: OutcomeSink) => void,
+    sink: OutcomeSink,
+  ): void {
+    if (!context.tool || context.call.invalidArguments) {
+      end(context, undefined, sink);
+      return;
+    }
+    const settled = this.#settled(context.tool);
+    if ('decision' in settled) {
+      this.#admitTo(context, end, sink, settled);
+      return;
+    }
+    this.#ask(context, context.tool, settled.reason, settled.diff)
+      .then((approval) => this.#admitTo(context, end, sink, approval))
+      .catch((error: unknown) => sink.fail(error));
+  }
+
+  #admitTo(
+    context: ToolContext,
+    end: (context: ToolContext, approval: ApprovalRecord | undefined, sink: OutcomeSink) => void,
+    sink: OutcomeSink,
+    approval: ApprovalRecord,
+  ): void {
+    if (approval.decision !== 'denied') {
+      end(context, approval, sink);
+      return;
+    }
+    // Told after this turn of the queue, as a denial from `pass` is.
+    const outcome = deniedOutcome(approval.reason ?? 'not approved', approval);
+    queueMicrotask(() => sink.outcome(outcome));
   }
 
   #admit(

@@ -2,6 +2,7 @@
  * The audit log: one JSON line per tool call (who, which tool, arguments, approval, result size, duration),
  * written by the outermost tool middleware so denials and short-circuits are recorded too.
  */
+import { userInfo } from 'node:os';
 import { appendFile } from 'node:fs/promises';
 import type { ToolMiddleware } from './middleware.js';
 import { isoNow } from '../util/clock.js';
@@ -68,4 +69,13 @@ export function auditMiddleware(sink: AuditSink, who: { user: string; model: str
     });
     return outcome;
   };
+}
+
+/** The local account name, for audit lines that name no user. */
+export function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }

@@ -158,3 +158,19 @@ export async function* eventStream<E>(
   }
   await running;
 }
+
+/** Why a turn without tool calls ended the run. */
+export function turnStop(response: ModelResponse): RunStopReason {
+  if (response.stopReason === 'max_tokens') return 'max_tokens';
+  if (response.stopReason === 'refusal') return 'refusal';
+  return 'answer';
+}
+
+/** The last non-empty text the model produced: the answer of a run that ended otherwise. */
+export function lastAssistantText(messages: readonly ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'assistant' && message.content !== '') return message.content;
+  }
+  return '';
+}

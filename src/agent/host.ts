@@ -39,7 +39,8 @@ import {
   type SlotChange,
   reconnections,
 } from './server-slot.js';
-import { callOnServer, confirmLost, isLinkFailure } from './server-call.js';
+import { callOnSlot } from './server-call.js';
+import { asResult, rethrow } from './task-client.js';
 
 export type HostEvent =
   | {
@@ -283,29 +284,21 @@ export class McpHost {
     args: Record<string, unknown>,
     options: CallToolOptions = {},
   ): Promise<CallToolResult> {
-    const slot = this.#slots.get(tool.server);
-    const client = slot?.client;
-    const state = slot?.state ?? 'unknown';
-    if (!slot || !client)
-      return Promise.reject(
-        new LocalError('not_connected', `server ${tool.server} is not connected (${state})`),
-      );
-    const timeoutMs = slot.config.timeoutMs;
-    const callOptions = timeoutMs === undefined ? options : { ...options, timeoutMs };
-    let calling: Promise<CallToolResult>;
-    try {
-      calling = callOnServer(client, tool, args, callOptions);
-    } catch (error) {
-      calling = Promise.reject(error);
-    }
-    // One reaction for the failure path instead of an async frame per call.
-    return calling.then(undefined, (error: unknown) => this.#failed(slot, client, error));
+    return this.callToolThen(tool, args, options, asResult, rethrow);
   }
 
-  /** A link failure may mean the server is gone: confirmLost decides with one more request. */
-  async #failed(slot: ServerSlot, client: HostClient, error: unknown): Promise<never> {
-    if (isLinkFailure(error)) await confirmLost(slot, client, error);
-    throw error;
+  /**
+   * `callTool(tool, args, options).then(onResult, onFailure)` in the call's own reaction (the agent's calls take
+   * this path); a link failure is confirmed or ruled out before `onFailure` hears of it (callOnSlot).
+   */
+  callToolThen<T>(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+    onResult: (result: CallToolResult) => T | PromiseLike<T>,
+    onFailure: (error: unknown) => T | PromiseLike<T>,
+  ): Promise<T> {
+    return callOnSlot(this.#slots.get(tool.server), tool, args, options, onResult, onFailure);
   }
 
   /** Resources of every ready server (or one), with the server that has them. */

@@ -66,6 +66,16 @@ export interface ToolOutcome {
   readonly error?: { readonly message: string; readonly code?: number | string };
 }
 
+/**
+ * Where a call's outcome goes when the pipeline's end hands it on itself instead of resolving a promise with it
+ * (a pipeline without middleware). Neither method throws.
+ */
+export interface OutcomeSink {
+  outcome(outcome: ToolOutcome): void;
+  /** A failure that fails the run (a protocol error under `throwOnProtocolError`, a listener that threw). */
+  fail(error: unknown): void;
+}
+
 export type ModelMiddleware = Middleware<ModelContext, ModelResponse>;
 export type ToolMiddleware = Middleware<ToolContext, ToolOutcome>;
 

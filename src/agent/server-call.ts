@@ -9,20 +9,59 @@ import { isRecord } from '../util/record.js';
 import type { HostClient, ToolCallOptions } from './client-surface.js';
 import type { RegisteredTool } from './registry.js';
 import { type ServerSlot, messageOf } from './server-slot.js';
+import { callToolThenOf } from './task-client.js';
 
 /**
- * Calls `tool` on its server's client, as a tool call, a resource read or a prompt get by its kind. A tool call
- * hands back the client's own promise (no async frame of its own on the common path).
+ * Calls `tool` on its server (`slot`), going on with `onResult` or `onFailure`. A link failure may mean the server
+ * is gone: confirmLost decides, with one more request, before `onFailure` hears of it.
  */
-export function callOnServer(
+export function callOnSlot<T>(
+  slot: ServerSlot | undefined,
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  options: ToolCallOptions,
+  onResult: (result: CallToolResult) => T | PromiseLike<T>,
+  onFailure: (error: unknown) => T | PromiseLike<T>,
+): Promise<T> {
+  const client = slot?.client;
+  if (!slot || !client) {
+    const state = slot?.state ?? 'unknown';
+    const error = new LocalError('not_connected', `server ${tool.server} is not connected (${state})`);
+    return Promise.reject(error).then(undefined, onFailure);
+  }
+  const timeoutMs = slot.config.timeoutMs;
+  const callOptions = timeoutMs === undefined ? options : { ...options, timeoutMs };
+  const failed = (error: unknown): T | PromiseLike<T> =>
+    isLinkFailure(error)
+      ? confirmLost(slot, client, error).then(() => onFailure(error), onFailure)
+      : onFailure(error);
+  try {
+    return callOnServer(client, tool, args, callOptions, onResult, failed);
+  } catch (error) {
+    return Promise.reject(error).then(undefined, failed);
+  }
+}
+
+/**
+ * Calls `tool` on its server's client, as a tool call, a resource read or a prompt get by its kind, and goes on
+ * with `onResult` or `onFailure`. A tool call adds no reaction of its own to the client's: through its
+ * `callTool`'s continuation form when it has one (the default connector's), else one `then` on its promise.
+ */
+function callOnServer<T>(
   client: HostClient,
   tool: RegisteredTool,
   args: Record<string, unknown>,
   options: ToolCallOptions,
-): Promise<CallToolResult> {
-  if (tool.kind === 'resource') return readAsTool(client, args, options.signal);
-  if (tool.kind === 'prompt') return promptAsTool(client, args, options.signal);
-  return client.callTool({ name: tool.mcpName, arguments: args }, options);
+  onResult: (result: CallToolResult) => T | PromiseLike<T>,
+  onFailure: (error: unknown) => T | PromiseLike<T>,
+): Promise<T> {
+  if (tool.kind === 'resource') return readAsTool(client, args, options.signal).then(onResult, onFailure);
+  if (tool.kind === 'prompt') return promptAsTool(client, args, options.signal).then(onResult, onFailure);
+  const params = { name: tool.mcpName, arguments: args };
+  const callTool = client.callTool;
+  const callToolThen = callToolThenOf(callTool);
+  if (callToolThen) return callToolThen(params, options, onResult, onFailure);
+  return client.callTool(params, options).then(onResult, onFailure);
 }
 
 async function readAsTool(

@@ -6,7 +6,12 @@
  */
 import type { McpClient } from '../client/client.js';
 import type { ClientHandlers } from '../client/types.js';
-import { type TaskCallOptions, TasksClient } from '../extensions/tasks/client.js';
+import {
+  type TaskCallOptions,
+  TasksClient,
+  callOptionsOf,
+  isTaskResult,
+} from '../extensions/tasks/client.js';
 import type { CallToolResult } from '../mcp/types.js';
 import type { TaskUpdate, ToolCallOptions } from './client-surface.js';
 
@@ -57,9 +62,29 @@ class TaskCall implements TaskCallOptions {
   }
 }
 
+/** `callTool(params, options).then(onResult, onFailure)`, with a client's own step after the call in one reaction. */
+export type CallToolThen = <T>(
+  params: { name: string; arguments?: Record<string, unknown> },
+  options: ToolCallOptions | undefined,
+  onResult: (result: CallToolResult) => T | PromiseLike<T>,
+  onFailure: (error: unknown) => T | PromiseLike<T>,
+) => Promise<T>;
+
+/**
+ * Where a `callTool` of `withTaskCalls` keeps its continuation form: on the function itself, so a wrapper that
+ * puts a `callTool` of its own in front (logging, recording) has none, and its calls go through it.
+ */
+const THEN_FORM = Symbol('callToolThen');
+
+/** The continuation form of a client's `callTool`, when it is one `withTaskCalls` made. */
+export function callToolThenOf(callTool: object): CallToolThen | undefined {
+  return (callTool as { [THEN_FORM]?: CallToolThen })[THEN_FORM];
+}
+
 /**
  * The same client, with `callTool` going through a TasksClient. Everything else is the client's own (bound to
- * it, since its state is private), so code holding it still sees an McpClient.
+ * it, since its state is private), so code holding it still sees an McpClient. The host calls through the
+ * continuation form (callToolThenOf): the task check runs in the call's own reaction.
  */
 export function withTaskCalls(
   client: McpClient,
@@ -67,10 +92,28 @@ export function withTaskCalls(
   onTask?: (update: TaskUpdate) => void,
 ): McpClient {
   const tasks = new TasksClient(client, { handlers });
-  const callTool = (
+  const callToolThen = <T>(
     params: { name: string; arguments?: Record<string, unknown> },
     options: ToolCallOptions = NO_OPTIONS,
-  ): Promise<CallToolResult> => tasks.callTool(params, new TaskCall(params.name, onTask, options));
+    onResult: (result: CallToolResult) => T | PromiseLike<T>,
+    onFailure: (error: unknown) => T | PromiseLike<T>,
+  ): Promise<T> =>
+    client
+      .callTool(params, callOptionsOf(options))
+      .then(
+        (value) =>
+          isTaskResult(value)
+            ? tasks.follow(value, new TaskCall(params.name, onTask, options)).then(onResult, onFailure)
+            : onResult(value),
+        onFailure,
+      );
+  const callTool = Object.assign(
+    (
+      params: { name: string; arguments?: Record<string, unknown> },
+      options?: ToolCallOptions,
+    ): Promise<CallToolResult> => callToolThen(params, options, asResult, rethrow),
+    { [THEN_FORM]: callToolThen },
+  );
   return new Proxy(client, {
     get(target, property) {
       if (property === 'callTool') return callTool;
@@ -79,3 +122,10 @@ export function withTaskCalls(
     },
   });
 }
+
+/** The continuations of a caller that wants the result itself (`callTool` from its continuation form). */
+export const asResult = (result: CallToolResult): CallToolResult => result;
+
+export const rethrow = (error: unknown): never => {
+  throw error;
+};

@@ -8,7 +8,8 @@ import { watchCall } from './call-events.js';
 import type { AgentEvent } from './events.js';
 import type { McpHost } from './host.js';
 import type { CallToolResult } from '../mcp/types.js';
-import type { ApprovalRecord, ToolContext, ToolOutcome } from './middleware.js';
+import type { ToolCallOptions } from './client-surface.js';
+import type { ApprovalRecord, OutcomeSink, ToolContext, ToolOutcome } from './middleware.js';
 import { failureOutcome } from './results.js';
 import { SEARCH_TOOL_NAME, type ToolSearch } from './tool-search.js';
 
@@ -33,14 +34,78 @@ export interface ToolExecution {
 
 /**
  * The pipeline's end: the actual `tools/call` (or the reason it cannot happen). Not an async function: the
- * call's own promise is chained once into the outcome, the hot path of every turn. `approval`, the gate's
- * decision (ApprovalGate.pass), goes into the outcome; `context.approval` when the gate ran as a middleware.
+ * outcome is built in the call's own reaction (McpHost.callToolThen), the hot path of every turn. `approval`, the
+ * gate's decision (ApprovalGate.pass), goes into the outcome; `context.approval` when the gate ran as a middleware.
  */
 export function executeTool(
   context: ToolContext,
   execution: ToolExecution,
   approval: ApprovalRecord | undefined = context.approval,
 ): Promise<ToolOutcome> {
+  const early = earlyOutcome(context, execution);
+  if (early) return early;
+  const tool = context.tool!;
+  const args = context.arguments;
+  const onFailure = (error: unknown): ToolOutcome => failedOutcome(error, context, execution, approval);
+  let options: ToolCallOptions;
+  try {
+    options = watchCall(execution.emitter(context.runId), context, tool);
+  } catch (error) {
+    // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
+    return Promise.reject(error).then(undefined, onFailure);
+  }
+  return execution.host.callToolThen(
+    tool,
+    args,
+    options,
+    (result) => answeredOutcome(result, args, approval),
+    onFailure,
+  );
+}
+
+/**
+ * `executeTool` for a pipeline with no middleware to hand the outcome back to (ApprovalGate.passTo): the outcome,
+ * or the failure the run rethrows, goes to `sink` from the call's own reaction, and nothing is chained after it.
+ */
+export function executeToolInto(
+  context: ToolContext,
+  execution: ToolExecution,
+  approval: ApprovalRecord | undefined,
+  sink: OutcomeSink,
+): void {
+  const early = earlyOutcome(context, execution);
+  if (early) {
+    early.then(
+      (outcome) => sink.outcome(outcome),
+      (error: unknown) => sink.fail(error),
+    );
+    return;
+  }
+  const tool = context.tool!;
+  const args = context.arguments;
+  const onFailure = (error: unknown): void => {
+    let outcome: ToolOutcome;
+    try {
+      outcome = failedOutcome(error, context, execution, approval);
+    } catch (failure) {
+      sink.fail(failure);
+      return;
+    }
+    sink.outcome(outcome);
+  };
+  let options: ToolCallOptions;
+  try {
+    options = watchCall(execution.emitter(context.runId), context, tool);
+  } catch (error) {
+    Promise.reject(error).then(undefined, onFailure);
+    return;
+  }
+  const onResult = (result: CallToolResult): void => sink.outcome(answeredOutcome(result, args, approval));
+  execution.host.callToolThen(tool, args, options, onResult, onFailure);
+}
+
+/** The outcome of a call that cannot reach a server: `search_tools`, an unknown tool, unusable arguments. */
+function earlyOutcome(context: ToolContext, execution: ToolExecution): Promise<ToolOutcome> | undefined {
   const { call, tool } = context;
   if (!tool && call.name === SEARCH_TOOL_NAME && execution.toolSearch)
     return searchTools(context, execution.toolSearch, execution);
@@ -61,26 +126,34 @@ export function executeTool(
       error: { message: text },
     });
   }
-  const args = context.arguments;
-  let calling: Promise<CallToolResult>;
-  try {
-    calling = execution.host.callTool(tool, args, watchCall(execution.emitter(context.runId), context, tool));
-  } catch (error) {
-    // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
-    calling = Promise.reject(error);
-  }
-  return calling.then(
-    (result): ToolOutcome =>
-      approval
-        ? { status: 'ok', result, arguments: args, approval }
-        : { status: 'ok', result, arguments: args },
-    (error: unknown): ToolOutcome => {
-      const aborted = context.signal.aborted;
-      if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
-      const failed = { ...failureOutcome(error, tool.server, tool.mcpName, aborted), arguments: args };
-      return approval ? { ...failed, approval } : failed;
-    },
-  );
+  return undefined;
+}
+
+function answeredOutcome(
+  result: CallToolResult,
+  args: Record<string, unknown>,
+  approval: ApprovalRecord | undefined,
+): ToolOutcome {
+  return approval
+    ? { status: 'ok', result, arguments: args, approval }
+    : { status: 'ok', result, arguments: args };
+}
+
+/** The outcome of a call that failed before the tool answered; throws ProtocolFailure with throwOnProtocolError. */
+function failedOutcome(
+  error: unknown,
+  context: ToolContext,
+  execution: ToolExecution,
+  approval: ApprovalRecord | undefined,
+): ToolOutcome {
+  const tool = context.tool!;
+  const aborted = context.signal.aborted;
+  if (execution.throwOnProtocolError && !aborted) throw new ProtocolFailure(error);
+  const failure = {
+    ...failureOutcome(error, tool.server, tool.mcpName, aborted),
+    arguments: context.arguments,
+  };
+  return approval ? { ...failure, approval } : failure;
 }
 
 /** `search_tools`, answered here: the tools found join the run's loaded tools for its next steps. */

@@ -10,7 +10,11 @@ let secondPrefix = '';
  * string, and milliseconds of one second share its formatted prefix (only the three digits change).
  */
 export function isoNow(): string {
-  const now = Date.now();
+  return isoAt(Date.now());
+}
+
+/** `new Date(now).toISOString()`, from the same cache as `isoNow`. */
+export function isoAt(now: number): string {
   if (now === lastMs) return lastIso;
   lastMs = now;
   const ms = ((now % 1000) + 1000) % 1000;

@@ -21,6 +21,8 @@ export function compose<C, R>(
   options: ComposeOptions = {},
 ): Next<C, R> {
   if (options.repeatableNext) return composeRepeatable(middlewares, terminal);
+  // Nothing to order: the terminal itself, with no dispatch closure per call.
+  if (middlewares.length === 0) return terminal;
   return (context) => {
     let last = -1;
     const dispatch = (index: number, current: C): Promise<R> => {

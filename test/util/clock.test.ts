@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isoNow } from '../../src/util/clock.js';
+import { isoAt, isoNow } from '../../src/util/clock.js';
 
 describe('isoNow', () => {
   afterEach(() => {
@@ -27,5 +27,16 @@ describe('isoNow', () => {
       // Again within the same millisecond: the shared string.
       expect(isoNow()).toBe(new Date(instant).toISOString());
     }
+  });
+
+  it('isoAt formats any instant, in any order, as Date#toISOString does', () => {
+    const instants = [
+      Date.UTC(2026, 11, 2, 2, 35, 9, 7),
+      Date.UTC(2026, 11, 2, 2, 35, 8, 999),
+      Date.UTC(2026, 11, 2, 2, 35, 9, 7),
+      Date.UTC(2001, 0, 1, 0, 0, 0, 70),
+      Date.UTC(1969, 11, 31, 23, 59, 59, 3),
+    ];
+    for (const instant of instants) expect(isoAt(instant)).toBe(new Date(instant).toISOString());
   });
 });

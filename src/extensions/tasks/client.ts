@@ -32,6 +32,11 @@ export interface TaskCallOptions extends Pick<CallOptions, 'timeoutMs' | 'onprog
   onstatus?: (task: DetailedTask) => void;
 }
 
+/** A tools/call answered with a CreateTaskResult (SEP-2663 Polymorphic Results: resultType `task`). */
+export function isTaskResult(value: CallToolResult): boolean {
+  return (value as unknown as JSONObject).resultType === 'task';
+}
+
 export type StartedCall = { readonly result: CallToolResult } | { readonly task: Task };
 
 /** `capabilities` plus the tasks extension: what a client passes to `McpClient.connect` to receive tasks. */
@@ -51,7 +56,9 @@ function readTask(value: unknown): DetailedTask {
 const NO_OPTIONS: CallOptions = Object.freeze({});
 
 /** The request options of the tools/call that may start a task (none: one shared empty object). */
-function callOptionsOf(options: TaskCallOptions): CallOptions {
+export function callOptionsOf(
+  options: Pick<TaskCallOptions, 'signal' | 'timeoutMs' | 'onprogress'>,
+): CallOptions {
   if (!options.signal && options.timeoutMs === undefined && !options.onprogress) return NO_OPTIONS;
   const requestOptions: CallOptions = {};
   if (options.signal) requestOptions.signal = options.signal;
@@ -81,13 +88,25 @@ export class TasksClient {
     params: { name: string; arguments?: Record<string, unknown> },
     options: TaskCallOptions = {},
   ): Promise<CallToolResult> {
-    return this.#client.callTool(params, callOptionsOf(options)).then((value) => {
-      const result = value as unknown as JSONObject;
-      if (result.resultType !== 'task') return value;
-      const task = readTask(result);
+    return this.#client
+      .callTool(params, callOptionsOf(options))
+      .then((value) => (isTaskResult(value) ? this.follow(value, options) : value));
+  }
+
+  /**
+   * A tools/call's answer as `callTool` resolves it, for a caller that sent the tools/call itself: a result as it
+   * is, a CreateTaskResult checked, reported to `options.ontask` and awaited to the task's end.
+   */
+  follow(value: CallToolResult, options: TaskCallOptions = {}): Promise<CallToolResult> {
+    if (!isTaskResult(value)) return Promise.resolve(value);
+    let task: DetailedTask;
+    try {
+      task = readTask(value);
       options.ontask?.(task);
-      return this.wait(task.taskId, options);
-    });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.wait(task.taskId, options);
   }
 
   /** Calls a tool and returns either its result or, when the server made it a task, the task. */
