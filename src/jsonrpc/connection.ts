@@ -101,6 +101,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
     transport.onerror = (error) => this.#onTransportError(error);
+    transport.onpostfailed = (error, ids) => this.#sends.postFailed(ids, error);
   }
 
   get closed(): boolean {
@@ -183,7 +184,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (signal) this.#signals.add(signal, id);
     const sendOptions =
       options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
-    this.#sends.watch(sendSafely(this.#transport, message, sendOptions), id);
+    this.#sends.send(this.#transport, message, id, sendOptions);
     return promise;
   }
 
