@@ -115,6 +115,24 @@ describe('Connection: requests whose write fails', () => {
   });
 });
 
+describe('stdio transports: posted requests without onpostfailed', () => {
+  it('a failed write of requests and other messages goes to onerror, once per batch', async () => {
+    const stdout = new PassThrough();
+    const transport = new StdioServerTransport({ stdin: new PassThrough(), stdout });
+    const errors: Error[] = [];
+    transport.onerror = (error) => errors.push(error);
+    await transport.start();
+    transport.post({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    transport.post({ jsonrpc: '2.0', method: 'notifications/progress' });
+    stdout.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors.map((error) => (error as LocalError).code)).toEqual(['connection_closed']);
+    await transport.close();
+    transport.post({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(errors).toHaveLength(2);
+  });
+});
+
 describe('stdio LineWriter: posted requests', () => {
   it('a failed write reports the ids of the requests it held once, other posted messages to onerror', async () => {
     // Takes one chunk and never finishes it: the first line fits its buffer, the next ones fill it.

@@ -206,19 +206,21 @@ export class StdioClientTransport implements Transport {
 
   /** As `send`, without a promise: a request that is not written goes to `onpostfailed`, anything else to `onerror`. */
   post(message: JSONRPCMessage): void {
+    // Without an `onpostfailed`, every failure is the batch's one `onerror`.
+    const id = this.onpostfailed ? requestIdOf(message) : undefined;
     const stdin = this.#child?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable || !this.#writer) {
       const error = new LocalError('not_connected', 'server process is not running');
-      const id = requestIdOf(message);
-      if (id === undefined) this.#onPostError(error);
+      if (id === undefined) this.onerror?.(error);
       else this.#onPostFailed(error, [id]);
       return;
     }
-    this.#writer.post(message, requestIdOf(message));
+    this.#writer.post(message, id);
   }
 
   readonly #onPostError = (error: Error): void => this.onerror?.(error);
 
+  /** A batch's requests, when `onpostfailed` was set as they were posted (else `post` gave no ids). */
   readonly #onPostFailed = (error: Error, ids: readonly RequestId[]): void => {
     if (this.onpostfailed) this.onpostfailed(error, ids);
     else this.onerror?.(error);

@@ -78,7 +78,8 @@ export class StdioServerTransport implements Transport {
    * failure makes no promise per answer (or per batch).
    */
   post(message: JSONRPCMessage): void {
-    const id = requestIdOf(message);
+    // Without an `onpostfailed`, every failure is the batch's one `onerror`.
+    const id = this.onpostfailed ? requestIdOf(message) : undefined;
     if (this.#closed || this.#stdout.destroyed) {
       const error = new LocalError('connection_closed', 'stdio transport is closed');
       if (id === undefined) this.onerror?.(error);
