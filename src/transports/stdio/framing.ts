@@ -233,8 +233,9 @@ export class LineWriter {
   #reject: ((error: Error) => void) | undefined;
   /** A message that is no request was posted in this tick's batch: a failed write is reported to `onerror`. */
   #posted = false;
-  /** The requests posted in this tick's batch (emptied, not replaced, once a batch is written at once). */
-  #ids: RequestId[] = [];
+  /** The first request posted in this tick's batch, and the others (a list only for a batch of several). */
+  #firstId: RequestId | undefined;
+  #moreIds: RequestId[] | undefined;
   #drained: Promise<void> | undefined;
 
   constructor(
@@ -270,7 +271,8 @@ export class LineWriter {
   post(message: unknown, id?: RequestId): void {
     this.#enqueue(frame(message));
     if (id === undefined || this.#onpostfailed === undefined) this.#posted = true;
-    else this.#ids.push(id);
+    else if (this.#firstId === undefined) this.#firstId = id;
+    else (this.#moreIds ??= []).push(id);
   }
 
   #enqueue(line: string): void {
@@ -322,24 +324,24 @@ export class LineWriter {
     const resolve = this.#resolve;
     const reject = this.#reject;
     const posted = this.#posted;
-    const ids = this.#ids;
+    const firstId = this.#firstId;
+    const moreIds = this.#moreIds;
     this.#pending = undefined;
     this.#batch = undefined;
     this.#resolve = undefined;
     this.#reject = undefined;
     this.#posted = false;
+    this.#firstId = undefined;
+    this.#moreIds = undefined;
     const written = this.#writeNow(text);
     // Handed to the stream at once (nearly always): nothing to wait for.
     if (written === WRITTEN) {
       resolve?.();
-      if (ids.length > 0) ids.length = 0;
       return;
     }
-    // The failure's report keeps this batch's ids; the next batch gets its own list.
-    if (ids.length > 0) this.#ids = [];
     written.then(resolve, (error: Error) => {
       reject?.(error);
-      if (ids.length > 0) this.#onpostfailed?.(error, ids);
+      if (firstId !== undefined) this.#onpostfailed?.(error, [firstId, ...(moreIds ?? [])]);
       if (posted) this.#onerror?.(error);
     });
   }
