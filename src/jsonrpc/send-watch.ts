@@ -39,13 +39,15 @@ export class SendWatch {
       this.watch(sendSafely(transport, message, options), id);
       return;
     }
+    // Restored, not cleared: a post may run callbacks that post in turn.
+    const outer = this.#posting;
     this.#posting = true;
     try {
       transport.post(message, options);
     } catch (error) {
       this.watch(Promise.reject(error), id);
     } finally {
-      this.#posting = false;
+      this.#posting = outer;
     }
   }
 

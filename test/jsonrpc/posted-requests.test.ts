@@ -93,6 +93,40 @@ describe('Connection: requests whose write fails', () => {
     expect(connection.stats.pending).toBe(0);
   });
 
+  it('a request posted while another is being posted: both fail after their request returned', async () => {
+    let nested: (() => void) | undefined;
+    const transport: Transport = {
+      start: async () => {},
+      send: () => Promise.reject(new Error('a request must be posted')),
+      close: async () => {},
+      post(message) {
+        const run = nested;
+        nested = undefined;
+        run?.();
+        transport.onpostfailed?.(new Error('gone'), [(message as { id: RequestId }).id]);
+      },
+    };
+    const connection = new Connection(transport);
+    open.push(connection);
+    await connection.start();
+    const seen: string[] = [];
+    const failing = (name: string) => ({
+      onfailure: (error: unknown) => {
+        seen.push(name);
+        throw error;
+      },
+    });
+    let inner: Promise<unknown> | undefined;
+    nested = () => {
+      inner = connection.request('inner', undefined, failing('inner'));
+    };
+    const outer = connection.request('outer', undefined, failing('outer'));
+    expect(seen).toEqual([]);
+    await expect(outer).rejects.toMatchObject({ code: 'transport_error', message: 'failed to send outer' });
+    await expect(inner).rejects.toMatchObject({ code: 'transport_error', message: 'failed to send inner' });
+    expect(connection.stats.pending).toBe(0);
+  });
+
   it('a client transport whose server is not running fails a posted request the same way', async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', ''] });
     const connection = new Connection(transport, { hooks: mcpHooks });
