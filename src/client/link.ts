@@ -18,12 +18,15 @@ const UNCANCELLABLE: ReadonlySet<string> = new Set([Method.Initialize, Method.Di
 
 /**
  * Forwards everything to the real transport and remembers the id of the last request sent: Connection.request
- * sends synchronously, so the caller reads the id of the request it just issued (subscriptions key on it).
+ * sends synchronously, so the caller reads the id of the request it just issued (subscriptions key on it). It
+ * posts (Transport.post) only when the real transport does.
  */
 class TapTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
+  onpostfailed?: Transport['onpostfailed'];
+  readonly post?: (message: JSONRPCMessage, options?: SendOptions) => void;
   lastRequestId: RequestId | undefined;
   readonly inner: Transport;
   /** Outstanding initialize and server/discover requests: never the subject of notifications/cancelled. */
@@ -39,6 +42,12 @@ class TapTransport implements Transport {
     };
     inner.onclose = (reason) => this.onclose?.(reason);
     inner.onerror = (error) => this.onerror?.(error);
+    inner.onpostfailed = (error, ids) => this.onpostfailed?.(error, ids);
+    if (inner.post !== undefined) {
+      this.post = (message, options) => {
+        if (this.#passes(message)) inner.post?.(message, options);
+      };
+    }
   }
 
   start(): Promise<void> {
@@ -46,6 +55,11 @@ class TapTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    return this.#passes(message) ? this.inner.send(message, options) : Promise.resolve();
+  }
+
+  /** Notes a request's id; false for a message not to send at all. */
+  #passes(message: JSONRPCMessage): boolean {
     if ('method' in message && 'id' in message) {
       this.lastRequestId = message.id;
       if (UNCANCELLABLE.has(message.method)) this.#uncancellable.add(message.id);
@@ -53,9 +67,9 @@ class TapTransport implements Transport {
       // basic/lifecycle: initialize MUST NOT be cancelled; a timed-out probe of a presumably legacy server is
       // abandoned quietly rather than followed by a notification before its handshake.
       const id = message.params?.requestId as RequestId;
-      if (this.#uncancellable.delete(id)) return Promise.resolve();
+      if (this.#uncancellable.delete(id)) return false;
     }
-    return this.inner.send(message, options);
+    return true;
   }
 
   close(): Promise<void> {

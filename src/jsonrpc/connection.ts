@@ -34,7 +34,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResultResponse,
   type RequestId,
-  classify,
+  kindOf,
 } from './messages.js';
 import type { MessageExtra, SendOptions, Transport } from './transport.js';
 
@@ -101,6 +101,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
     transport.onerror = (error) => this.#onTransportError(error);
+    transport.onpostfailed = (error, ids) => this.#sends.postFailed(ids, error);
   }
 
   get closed(): boolean {
@@ -183,7 +184,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (signal) this.#signals.add(signal, id);
     const sendOptions =
       options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
-    this.#sends.watch(sendSafely(this.#transport, message, sendOptions), id);
+    this.#sends.send(this.#transport, message, id, sendOptions);
     return promise;
   }
 
@@ -242,28 +243,30 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   }
 
   #receive(value: unknown, extra: MessageExtra | undefined): void {
-    const classified = classify(value);
-    switch (classified.kind) {
+    const kind = kindOf(value);
+    if (typeof kind !== 'string') {
+      this.#logger.warn(`invalid message: ${kind.reason}`);
+      // Answer even when no id could be read (a batch on a revision without batches): the peer learns why
+      // instead of waiting. The id is then omitted, as the 2025-11-25+ schemas allow.
+      this.#sendError(kind.id, { code: ErrorCode.InvalidRequest, message: kind.reason });
+      return;
+    }
+    switch (kind) {
       case 'request':
-        this.#onRequest(classified.message, extra);
+        this.#onRequest(value as JSONRPCRequest, extra);
         return;
       case 'notification':
-        this.#onNotification(classified.message, extra);
+        this.#onNotification(value as JSONRPCNotification, extra);
         return;
       case 'result': {
-        const pending = this.#settle(classified.message.id);
-        if (pending) resolvePending(this.#resend, pending, classified.message.result);
-        else this.#logger.debug(`dropped response for unknown or settled id ${classified.message.id}`);
+        const { id, result } = value as JSONRPCResultResponse;
+        const pending = this.#settle(id);
+        if (pending) resolvePending(this.#resend, pending, result);
+        else this.#logger.debug(`dropped response for unknown or settled id ${id}`);
         return;
       }
       case 'error':
-        this.#onErrorResponse(classified.message);
-        return;
-      case 'invalid':
-        this.#logger.warn(`invalid message: ${classified.reason}`);
-        // Answer even when no id could be read (a batch on a revision without batches): the peer learns why
-        // instead of waiting. The id is then omitted, as the 2025-11-25+ schemas allow.
-        this.#sendError(classified.id, { code: ErrorCode.InvalidRequest, message: classified.reason });
+        this.#onErrorResponse(value as JSONRPCErrorResponse);
         return;
     }
   }

@@ -64,6 +64,15 @@ export function isRequestId(value: unknown): value is RequestId {
 
 /** Classifies one parsed JSON value by shape. Batches (arrays) are the caller's concern. */
 export function classify(value: unknown): Classified {
+  const kind = kindOf(value);
+  return typeof kind === 'string' ? ({ kind, message: value } as Classified) : kind;
+}
+
+/**
+ * As `classify`, for a reader that keeps the value itself: the kind of a valid message (no object made for it:
+ * this runs on every message), or why it is invalid.
+ */
+export function kindOf(value: unknown): MessageKind | InvalidMessage {
   if (!isRecord(value)) return { kind: 'invalid', reason: 'message is not a JSON object', id: null };
   const id = value.id;
   const readableId = isRequestId(id) ? id : null;
@@ -77,17 +86,17 @@ export function classify(value: unknown): Classified {
       // MCP narrows JSON-RPC: params, when present, are an object (by-name).
       return { kind: 'invalid', reason: 'params must be an object', id: readableId };
     }
-    if (id === undefined) return { kind: 'notification', message: value as unknown as JSONRPCNotification };
+    if (id === undefined) return 'notification';
     if (!isRequestId(id)) {
       return { kind: 'invalid', reason: 'request id must be a string or an integer (not null)', id: null };
     }
-    return { kind: 'request', message: value as unknown as JSONRPCRequest };
+    return 'request';
   }
   if ('result' in value) {
     if (!isRequestId(id))
       return { kind: 'invalid', reason: 'response id must be a string or integer', id: null };
     if (!isRecord(value.result)) return { kind: 'invalid', reason: 'result must be an object', id };
-    return { kind: 'result', message: value as unknown as JSONRPCResultResponse };
+    return 'result';
   }
   if ('error' in value) {
     const error = value.error;
@@ -97,7 +106,7 @@ export function classify(value: unknown): Classified {
     if (id !== undefined && id !== null && !isRequestId(id)) {
       return { kind: 'invalid', reason: 'error response id must be a string, integer or null', id: null };
     }
-    return { kind: 'error', message: value as unknown as JSONRPCErrorResponse };
+    return 'error';
   }
   return {
     kind: 'invalid',

@@ -30,6 +30,16 @@ export interface Transport {
   /** Starts delivery; messages arrive on `onmessage` only after this resolves. */
   start(): Promise<void>;
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
+  /**
+   * Optional: as `send`, without a promise, for a sender that only needs to hear of a failure (a connection
+   * sending many requests makes no promise and no reaction per request). Throws for a message that cannot be
+   * framed (nothing was queued). A request that is not written (the write failed, the transport is not open)
+   * is reported to `onpostfailed` with its id, possibly before `post` returns; any other posted message that
+   * fails, or a request when `onpostfailed` is not set, to `onerror`.
+   */
+  post?(message: JSONRPCMessage, options?: SendOptions): void;
+  /** The posted requests (by id) whose write failed: a batched write reports all it held in one call. */
+  onpostfailed?: (error: Error, ids: readonly RequestId[]) => void;
   /** Closes the transport; `onclose` fires once, whichever side closed first. */
   close(): Promise<void>;
   /** A parsed value that still has to be classified (it may be invalid). */

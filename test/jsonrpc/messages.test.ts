@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, LocalError, RpcError, classify, toWireError } from '../../src/jsonrpc/index.js';
+import { kindOf } from '../../src/jsonrpc/messages.js';
 
 describe('classify: messages by shape', () => {
   it('tells requests, notifications, results and errors apart', () => {
@@ -24,6 +25,34 @@ describe('classify: messages by shape', () => {
     expect(invalid({ jsonrpc: '2.0', id: 1, error: { code: 'x' } })).toMatchObject({ kind: 'invalid' });
     expect(invalid({ jsonrpc: '2.0', id: 1 })).toMatchObject({ kind: 'invalid' });
     expect(invalid('text')).toMatchObject({ kind: 'invalid', id: null });
+  });
+});
+
+describe('kindOf: the kind alone', () => {
+  it("names a valid message's kind as classify does, and gives the same reason for an invalid one", () => {
+    const values: unknown[] = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'a', result: {} },
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
+      { jsonrpc: '2.0', id: 1, result: 'x' },
+      { jsonrpc: '2.0', id: 1, method: 'x', params: [1] },
+      { jsonrpc: '1.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 1 },
+      'text',
+    ];
+    for (const value of values) {
+      const classified = classify(value);
+      const kind = kindOf(value);
+      if (typeof kind === 'string') expect(classified).toEqual({ kind, message: value });
+      else expect(kind).toEqual(classified);
+    }
+    expect(values.map((value) => kindOf(value)).filter((kind) => typeof kind === 'string')).toEqual([
+      'request',
+      'notification',
+      'result',
+      'error',
+    ]);
   });
 });
 

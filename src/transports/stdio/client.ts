@@ -1,11 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { LocalError } from '../../mcp/local-errors.js';
-import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
+import type { JSONRPCMessage, RequestId } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import { trackChild, untrackChild } from './children.js';
 import { defaultEnvironment } from './env.js';
-import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, type OversizedLine } from './framing.js';
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  LineReader,
+  LineWriter,
+  type OversizedLine,
+  requestIdOf,
+} from './framing.js';
 import { StderrTail } from './stderr-tail.js';
 
 export interface StdioServerParameters {
@@ -35,6 +41,7 @@ export class StdioClientTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
+  onpostfailed?: Transport['onpostfailed'];
 
   readonly #params: StdioServerParameters;
   readonly #options: StdioClientTransportOptions;
@@ -77,7 +84,7 @@ export class StdioClientTransport implements Transport {
       detached: process.platform !== 'win32',
     });
     this.#child = child;
-    if (child.stdin) this.#writer = new LineWriter(child.stdin);
+    if (child.stdin) this.#writer = new LineWriter(child.stdin, this.#onPostError, this.#onPostFailed);
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
     return new Promise((resolve, reject) => {
       child.once('error', (error) => {
@@ -196,6 +203,28 @@ export class StdioClientTransport implements Transport {
     }
     return this.#writer.write(message);
   }
+
+  /** As `send`, without a promise: a request that is not written goes to `onpostfailed`, anything else to `onerror`. */
+  post(message: JSONRPCMessage): void {
+    // Without an `onpostfailed`, every failure is the batch's one `onerror`.
+    const id = this.onpostfailed ? requestIdOf(message) : undefined;
+    const stdin = this.#child?.stdin;
+    if (!stdin || stdin.destroyed || !stdin.writable || !this.#writer) {
+      const error = new LocalError('not_connected', 'server process is not running');
+      if (id === undefined) this.onerror?.(error);
+      else this.#onPostFailed(error, [id]);
+      return;
+    }
+    this.#writer.post(message, id);
+  }
+
+  readonly #onPostError = (error: Error): void => this.onerror?.(error);
+
+  /** A batch's requests, when `onpostfailed` was set as they were posted (else `post` gave no ids). */
+  readonly #onPostFailed = (error: Error, ids: readonly RequestId[]): void => {
+    if (this.onpostfailed) this.onpostfailed(error, ids);
+    else this.onerror?.(error);
+  };
 
   async close(): Promise<void> {
     const child = this.#child;

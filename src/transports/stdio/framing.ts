@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
+import type { JSONRPCMessage, RequestId } from '../../jsonrpc/messages.js';
 import { RepeatedMetaParser } from '../../jsonrpc/repeated-meta.js';
 import { stringifyMessage } from '../../jsonrpc/serialise.js';
 import { clip } from '../../util/clip.js';
@@ -204,6 +205,11 @@ export function frame(message: unknown): string {
   return `${stringifyMessage(message)}\n`;
 }
 
+/** The id of a request (a message with a method and an id); undefined for a notification or a response. */
+export function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
+  return 'method' in message && 'id' in message ? message.id : undefined;
+}
+
 const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
@@ -213,23 +219,33 @@ const WRITTEN: Promise<void> = Promise.resolve();
  * (and one wake-up of the peer) per tick instead of one per message. A send's promise settles when its text
  * was handed to the stream (after 'drain' when the stream's buffer was full), as with a direct write, and
  * rejects if the stream closes first. `post` queues a message the same way without a promise: a batch that
- * only posted makes none, and a failed write of it goes to `onerror`.
+ * only posted makes none, and a failed write of it is reported once, the ids of the requests it held to
+ * `onpostfailed`, other posted messages to `onerror`.
  */
 export class LineWriter {
   readonly #stream: Writable;
   readonly #onerror: ((error: Error) => void) | undefined;
+  readonly #onpostfailed: ((error: Error, ids: readonly RequestId[]) => void) | undefined;
   #pending: string | undefined;
   /** The tick's batch promise, made for the first `write` of the tick (never for `post`). */
   #batch: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
-  /** Something was posted in this tick's batch: a failed write is reported to `onerror`. */
+  /** A message that is no request was posted in this tick's batch: a failed write is reported to `onerror`. */
   #posted = false;
+  /** The first request posted in this tick's batch, and the others (a list only for a batch of several). */
+  #firstId: RequestId | undefined;
+  #moreIds: RequestId[] | undefined;
   #drained: Promise<void> | undefined;
 
-  constructor(stream: Writable, onerror?: (error: Error) => void) {
+  constructor(
+    stream: Writable,
+    onerror?: (error: Error) => void,
+    onpostfailed?: (error: Error, ids: readonly RequestId[]) => void,
+  ) {
     this.#stream = stream;
     this.#onerror = onerror;
+    this.#onpostfailed = onpostfailed;
   }
 
   write(message: unknown): Promise<void> {
@@ -248,10 +264,15 @@ export class LineWriter {
     return this.#batch;
   }
 
-  /** As `write`, for a sender that only needs to hear of a failure: it goes to `onerror` (a throw if unframable). */
-  post(message: unknown): void {
+  /**
+   * As `write`, for a sender that only needs to hear of a failure (a throw if unframable): a request's (`id`
+   * given) goes to `onpostfailed` when there is one, any other to `onerror`.
+   */
+  post(message: unknown, id?: RequestId): void {
     this.#enqueue(frame(message));
-    this.#posted = true;
+    if (id === undefined || this.#onpostfailed === undefined) this.#posted = true;
+    else if (this.#firstId === undefined) this.#firstId = id;
+    else (this.#moreIds ??= []).push(id);
   }
 
   #enqueue(line: string): void {
@@ -303,11 +324,15 @@ export class LineWriter {
     const resolve = this.#resolve;
     const reject = this.#reject;
     const posted = this.#posted;
+    const firstId = this.#firstId;
+    const moreIds = this.#moreIds;
     this.#pending = undefined;
     this.#batch = undefined;
     this.#resolve = undefined;
     this.#reject = undefined;
     this.#posted = false;
+    this.#firstId = undefined;
+    this.#moreIds = undefined;
     const written = this.#writeNow(text);
     // Handed to the stream at once (nearly always): nothing to wait for.
     if (written === WRITTEN) {
@@ -316,6 +341,7 @@ export class LineWriter {
     }
     written.then(resolve, (error: Error) => {
       reject?.(error);
+      if (firstId !== undefined) this.#onpostfailed?.(error, [firstId, ...(moreIds ?? [])]);
       if (posted) this.#onerror?.(error);
     });
   }

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
-import type { JSONRPCMessage } from '../../jsonrpc/messages.js';
+import type { JSONRPCMessage, RequestId } from '../../jsonrpc/messages.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
-import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter } from './framing.js';
+import { DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, requestIdOf } from './framing.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -20,6 +20,7 @@ export class StdioServerTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
+  onpostfailed?: Transport['onpostfailed'];
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
@@ -32,7 +33,7 @@ export class StdioServerTransport implements Transport {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
     this.#logger = options.logger ?? silentLogger;
-    this.#writer = new LineWriter(this.#stdout, (error) => this.onerror?.(error));
+    this.#writer = new LineWriter(this.#stdout, (error) => this.onerror?.(error), this.#onPostFailed);
     this.#reader = new LineReader(
       {
         onvalue: (value) => this.onmessage?.(value),
@@ -72,16 +73,26 @@ export class StdioServerTransport implements Transport {
   }
 
   /**
-   * As `send`, without a promise: a failure (the transport closed, the write failed) goes to `onerror`. A server
-   * that answers many requests and only needs to hear of a failure makes no promise per answer (or per batch).
+   * As `send`, without a promise: a failure (the transport closed, the write failed) goes to `onerror`, a
+   * request's to `onpostfailed` when set. A server that answers many requests and only needs to hear of a
+   * failure makes no promise per answer (or per batch).
    */
   post(message: JSONRPCMessage): void {
+    // Without an `onpostfailed`, every failure is the batch's one `onerror`.
+    const id = this.onpostfailed ? requestIdOf(message) : undefined;
     if (this.#closed || this.#stdout.destroyed) {
-      this.onerror?.(new LocalError('connection_closed', 'stdio transport is closed'));
+      const error = new LocalError('connection_closed', 'stdio transport is closed');
+      if (id === undefined) this.onerror?.(error);
+      else this.#onPostFailed(error, [id]);
       return;
     }
-    this.#writer.post(message);
+    this.#writer.post(message, id);
   }
+
+  readonly #onPostFailed = (error: Error, ids: readonly RequestId[]): void => {
+    if (this.onpostfailed) this.onpostfailed(error, ids);
+    else this.onerror?.(error);
+  };
 
   async close(): Promise<void> {
     this.#finish(undefined);
