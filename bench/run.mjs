@@ -37,7 +37,12 @@ config.startupPerRep = Math.ceil(config.startupSpawns / config.reps);
 
 const agentforgeBuilt =
   existsSync(`${BENCH_DIR}../dist/server/index.js`) && existsSync(`${BENCH_DIR}../dist/client/index.js`);
-const allImpls = ['raw', 'agentforge', 'sdk2', 'sdk1'].filter((i) => i !== 'agentforge' || agentforgeBuilt);
+const allImpls = ['raw', 'raw-wire', 'agentforge', 'sdk2', 'sdk1'].filter(
+  (i) => i !== 'agentforge' || agentforgeBuilt,
+);
+// raw-wire (raw sending and reading the 2026-07-28 bytes) runs in the stdio cells only: it says how much of
+// agentforge's distance to raw there is the revision's own bytes.
+const IMPL_CELLS = { 'raw-wire': ['stdio-seq', 'stdio-par', 'stdio-held'] };
 const impls = flag('impls') ? flag('impls').split(',') : allImpls;
 const only = flag('only')?.split(',');
 const rows = ROWS.filter((r) => !only || only.includes(r.id) || only.includes(r.cell));
@@ -88,6 +93,7 @@ for (let rep = 0; rep < config.reps; rep++) {
     for (const impl of order) {
       const spec = { ...cellSpec(cellId), impl, turns: config.agentTurns };
       if (spec.implsOnly && !spec.implsOnly.includes(impl)) continue;
+      if (IMPL_CELLS[impl] && !IMPL_CELLS[impl].includes(cellId)) continue;
       let result = await runCell(spec);
       // One retry: other work on the machine (a rebuild of dist/) can break a single cell.
       if (result.error) result = await runCell(spec);

@@ -6,7 +6,12 @@ import { lineWriter, onLines } from '../lib/lines.mjs';
 
 export const name = 'raw';
 
-export async function connectStdio({ command, args }) {
+export async function connectStdio(target) {
+  return connectStdioWith(target, undefined);
+}
+
+// `meta`: the `_meta` put in every request's params (bench/clients/raw-wire.mjs); serialised with the rest.
+export async function connectStdioWith({ command, args }, meta) {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const pending = new Map();
   let nextId = 1;
@@ -25,8 +30,11 @@ export async function connectStdio({ command, args }) {
     });
   return {
     pid: child.pid,
-    call: (name, args) => request('tools/call', { name, arguments: args }),
-    list: async () => (await request('tools/list', {})).tools,
+    call:
+      meta === undefined
+        ? (name, args) => request('tools/call', { name, arguments: args })
+        : (name, args) => request('tools/call', { name, arguments: args, _meta: meta }),
+    list: async () => (await request('tools/list', meta === undefined ? {} : { _meta: meta })).tools,
     close: async () => {
       child.stdin.end();
       await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r()));
