@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LocalError } from '../../src/jsonrpc/index.js';
@@ -50,6 +51,63 @@ describe('stdio LineWriter', () => {
     await Promise.all([...sent, late]);
     await writer.write({ jsonrpc: '2.0', method: 'later' });
     expect(writes).toHaveLength(2);
+  });
+
+  it("writes a tick's batch in slices of 8 KiB as it fills, in order, every send settled", async () => {
+    const { stream, writes } = recorder(1024 * 1024);
+    const writer = new LineWriter(stream);
+    const text = 'x'.repeat(200);
+    const sent = Array.from({ length: 100 }, (_, id) =>
+      writer.write({ jsonrpc: '2.0', id, result: { text } }),
+    );
+    // The full slices went out during the tick (each line is 240 characters: 35 lines reach 8 KiB).
+    expect(writes).toHaveLength(2);
+    expect(writes.every((chunk) => chunk.length >= 8 * 1024 && chunk.length < 8 * 1024 + 240)).toBe(true);
+    await Promise.all(sent);
+    expect(writes).toHaveLength(3);
+    const ids = writes
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { id: number }).id);
+    expect(ids).toEqual(Array.from({ length: 100 }, (_, id) => id));
+    // A lone message still waits for the end of the tick, whatever came before.
+    const lone = writer.write({ jsonrpc: '2.0', method: 'lone' });
+    expect(writes).toHaveLength(3);
+    await lone;
+    expect(writes).toHaveLength(4);
+  });
+
+  it('reports a failed slice with the ids of the requests it held, each once', async () => {
+    // A stream whose buffer stays full (every write waits for 'drain') and that then closes.
+    const chunks: string[] = [];
+    const stream = Object.assign(new EventEmitter(), {
+      destroyed: false,
+      writableEnded: false,
+      write: (chunk: string) => {
+        chunks.push(chunk);
+        return false;
+      },
+    });
+    const failed: number[][] = [];
+    const writer = new LineWriter(stream as unknown as Writable, undefined, (_error, ids) =>
+      failed.push(ids as number[]),
+    );
+    const text = 'x'.repeat(200);
+    for (let id = 1; id <= 100; id++)
+      writer.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { text } }, id);
+    await new Promise((resolve) => process.nextTick(resolve));
+    stream.emit('close');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(chunks.length).toBeGreaterThanOrEqual(3);
+    const idsOf = (chunk: string) =>
+      chunk
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { id: number }).id);
+    // The drain wait is shared: every slice fails at the close, with exactly the ids it wrote.
+    expect(failed).toEqual(chunks.map(idsOf));
+    expect(failed.flat()).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   });
 
   it('settles a send only once the stream drained when its buffer was full', async () => {

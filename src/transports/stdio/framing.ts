@@ -213,10 +213,18 @@ export function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
 const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
+ * A tick's batch goes out as soon as it holds this many UTF-16 units: when one tick makes many messages (a chunk
+ * of answers each starting the next request, a burst of calls), the peer, a process often on the other core,
+ * starts on the first slice while this side is still making the rest, instead of both taking turns.
+ */
+const SLICE_CHARS = 8 * 1024;
+
+/**
  * Writes framed messages. Every message sent in one tick is coalesced into one write from process.nextTick,
  * which runs once the current callback and the promise jobs it started are done: a lone message goes out
  * before the event loop moves on (no added latency), and with many requests in flight that is one syscall
- * (and one wake-up of the peer) per tick instead of one per message. A send's promise settles when its text
+ * (and one wake-up of the peer) per tick instead of one per message; a batch that reaches `SLICE_CHARS` is
+ * written at once, the rest of the tick's messages making the next. A send's promise settles when its text
  * was handed to the stream (after 'drain' when the stream's buffer was full), as with a direct write, and
  * rejects if the stream closes first. `post` queues a message the same way without a promise: a batch that
  * only posted makes none, and a failed write of it is reported once, the ids of the requests it held to
@@ -227,6 +235,8 @@ export class LineWriter {
   readonly #onerror: ((error: Error) => void) | undefined;
   readonly #onpostfailed: ((error: Error, ids: readonly RequestId[]) => void) | undefined;
   #pending: string | undefined;
+  /** The length of `#pending` (UTF-16 units). */
+  #pendingLength = 0;
   /** The tick's batch promise, made for the first `write` of the tick (never for `post`). */
   #batch: Promise<void> | undefined;
   #resolve: (() => void) | undefined;
@@ -256,12 +266,13 @@ export class LineWriter {
       // Nothing was written; a throw here would escape every caller that only handles the promise.
       return Promise.reject(error);
     }
-    this.#enqueue(line);
-    this.#batch ??= new Promise<void>((resolve, reject) => {
+    // The batch's promise first: queuing the line may write the batch at once (a full slice).
+    const batch = (this.#batch ??= new Promise<void>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
-    });
-    return this.#batch;
+    }));
+    this.#enqueue(line);
+    return batch;
   }
 
   /**
@@ -269,19 +280,24 @@ export class LineWriter {
    * given) goes to `onpostfailed` when there is one, any other to `onerror`.
    */
   post(message: unknown, id?: RequestId): void {
-    this.#enqueue(frame(message));
+    const line = frame(message);
+    // Counted in the batch before queuing the line, which may write the batch at once (a full slice).
     if (id === undefined || this.#onpostfailed === undefined) this.#posted = true;
     else if (this.#firstId === undefined) this.#firstId = id;
     else (this.#moreIds ??= []).push(id);
+    this.#enqueue(line);
   }
 
   #enqueue(line: string): void {
-    if (this.#pending !== undefined) {
+    if (this.#pending === undefined) {
+      process.nextTick(this.#flushTick);
+      this.#pending = line;
+      this.#pendingLength = line.length;
+    } else {
       this.#pending += line;
-      return;
+      this.#pendingLength += line.length;
     }
-    process.nextTick(this.#flushTick);
-    this.#pending = line;
+    if (this.#pendingLength >= SLICE_CHARS) this.flush();
   }
 
   #writeNow(text: string): Promise<void> {
