@@ -15,23 +15,20 @@
 import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { lineWriter, onLines } from './lib/lines.mjs';
+import { rawStdioClient } from './clients/raw.mjs';
+import { META as REQUEST_META } from './clients/raw-wire.mjs';
+import { median, sideArgs, takeTurns } from './lib/sides.mjs';
 import { ECHO_TEXT } from './lib/tools.mjs';
 
-const [implsArg = 'raw,raw-wire,agentforge', inflightArg = '64', roundsArg = '20', turnArg = '12800'] =
-  process.argv.slice(2);
-const inflight = Number(inflightArg);
-const rounds = Number(roundsArg);
-const turn = Math.max(inflight, Math.round(Number(turnArg) / inflight) * inflight);
+const { specs, inflight, rounds, turn } = sideArgs({
+  impls: 'raw,raw-wire,agentforge',
+  rounds: 20,
+  turn: 12800,
+});
 const WARMUP_CALLS = 30_000;
 
-// What agentforge's client sends in every request and the bench server returns in every result (captured
-// from bench/clients/agentforge.mjs against bench/servers/agentforge.mjs).
-const REQUEST_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-};
+// What the bench server returns in every result (captured from bench/servers/agentforge.mjs); the request's
+// `_meta` is raw-wire's, the same as agentforge's client sends.
 const RESULT_TAIL =
   '"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-agentforge","version":"0.1.0"}}';
 const DISCOVER_RESULT =
@@ -76,23 +73,7 @@ function rawClient(wire) {
     : (id) => `{"jsonrpc":"2.0","id":${id},"result":${content}}}\n`;
   const peer = fakePeer(answer);
   peer.decode = true;
-  const pending = new Map();
-  let nextId = 1;
-  const send = lineWriter(peer.stdout);
-  onLines(peer.stdin, (msg) => {
-    const resolve = pending.get(msg.id);
-    pending.delete(msg.id);
-    resolve?.(msg.result);
-  });
-  const request = (method, params) =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    });
-  const call = wire
-    ? (name, args) => request('tools/call', { name, arguments: args, _meta: REQUEST_META })
-    : (name, args) => request('tools/call', { name, arguments: args });
+  const { call } = rawStdioClient(peer.stdout, peer.stdin, wire ? REQUEST_META : undefined);
   return { peer, call };
 }
 
@@ -117,7 +98,7 @@ async function side(spec) {
     label.startsWith('raw') && !dist ? rawClient(label === 'raw-wire') : await agentforgeClient(dist);
   const result = await made.call('echo', { text: ECHO_TEXT });
   if (result.content[0].text !== ECHO_TEXT) throw new Error(`${label}: unexpected answer`);
-  return { label, ...made, cpu: [] };
+  return { label, ...made };
 }
 
 /** `calls` calls, `inflight` callers each calling again as soon as its call is answered. */
@@ -133,18 +114,8 @@ async function runTurn(impl, calls) {
 }
 
 const impls = [];
-for (const spec of implsArg.split(',')) impls.push(await side(spec));
-for (const impl of impls) await runTurn(impl, WARMUP_CALLS);
-for (let round = 0; round < rounds; round++) {
-  const order = round % 2 === 0 ? impls : [...impls].reverse();
-  for (const impl of order) {
-    const cpu = process.cpuUsage();
-    await runTurn(impl, turn);
-    const used = process.cpuUsage(cpu);
-    impl.cpu.push((used.user + used.system) / turn);
-  }
-}
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+for (const spec of specs) impls.push(await side(spec));
+await takeTurns(impls, { rounds, turn, warmup: WARMUP_CALLS, runTurn });
 for (const impl of impls) {
   const { peer } = impl;
   const result = {

@@ -15,14 +15,11 @@ import { EventEmitter } from 'node:events';
 import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lineWriter, onLines } from './lib/lines.mjs';
+import { median, sideArgs, takeTurns } from './lib/sides.mjs';
 import { ECHO_TEXT, echoSchema, textResult } from './lib/tools.mjs';
 import { createRawHandler, respond } from './servers/raw-handler.mjs';
 
-const [implsArg = 'raw,agentforge', inflightArg = '64', roundsArg = '30', turnArg = '6400'] =
-  process.argv.slice(2);
-const inflight = Number(inflightArg);
-const rounds = Number(roundsArg);
-const turn = Math.max(inflight, Math.round(Number(turnArg) / inflight) * inflight);
+const { specs, inflight, rounds, turn } = sideArgs({ impls: 'raw,agentforge', rounds: 30, turn: 6400 });
 const WARMUP_CALLS = 20_000;
 
 // What agentforge's client sends for a 2026-07-28 tools/call (captured from bench/clients/agentforge.mjs).
@@ -104,7 +101,7 @@ async function side(spec) {
   await made.exchange();
   if (!made.stdout.last.includes(ECHO_TEXT))
     throw new Error(`${label}: unexpected answer ${made.stdout.last}`);
-  return { label, ...made, cpu: [], wall: [] };
+  return { label, ...made };
 }
 
 async function runTurn(impl, calls) {
@@ -112,33 +109,15 @@ async function runTurn(impl, calls) {
 }
 
 const impls = [];
-for (const spec of implsArg.split(',')) impls.push(await side(spec));
-for (const impl of impls) await runTurn(impl, WARMUP_CALLS);
-for (let round = 0; round < rounds; round++) {
-  const order = round % 2 === 0 ? impls : [...impls].reverse();
-  for (const impl of order) {
-    const bytes = impl.stdout.bytes;
-    const answers = impl.stdout.answers;
-    const cpu = process.cpuUsage();
-    const wall = process.hrtime.bigint();
-    await runTurn(impl, turn);
-    const used = process.cpuUsage(cpu);
-    impl.wall.push(Number(process.hrtime.bigint() - wall) / 1000 / turn);
-    impl.cpu.push((used.user + used.system) / turn);
-    impl.bytesOut = (impl.stdout.bytes - bytes) / (impl.stdout.answers - answers);
-  }
-}
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-};
+for (const spec of specs) impls.push(await side(spec));
+await takeTurns(impls, { rounds, turn, warmup: WARMUP_CALLS, runTurn });
 for (const impl of impls) {
   const result = {
     impl: impl.label,
     inflight,
     cpuUs: Number(median(impl.cpu).toFixed(3)),
     wallUs: Number(median(impl.wall).toFixed(3)),
-    bytesOut: impl.bytesOut,
+    bytesOut: impl.stdout.bytes / impl.stdout.answers,
   };
   console.log(`RESULT ${JSON.stringify(result)}`);
 }

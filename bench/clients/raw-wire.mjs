@@ -6,7 +6,7 @@ import { connectStdioWith } from './raw.mjs';
 
 export const name = 'raw-wire';
 
-const META = {
+export const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },

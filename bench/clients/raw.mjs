@@ -1,5 +1,5 @@
 // The raw lower bound's client: newline JSON over a child's pipes (bench/lib/lines.mjs: one JSON.parse per
-// line, one write per event-loop turn), and node:http with a keep-alive agent.
+// line, one write per event-loop turn or 8 KiB), and node:http with a keep-alive agent.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { lineWriter, onLines } from '../lib/lines.mjs';
@@ -10,14 +10,16 @@ export async function connectStdio(target) {
   return connectStdioWith(target, undefined);
 }
 
-// `meta`: the `_meta` put in every request's params (bench/clients/raw-wire.mjs); serialised with the rest.
-export async function connectStdioWith({ command, args }, meta) {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+/**
+ * The raw client's stdio half over any pair of streams: requests to `writable`, answers read from `readable`
+ * (utf8-decoded). `meta`: the `_meta` put in every request's params (bench/clients/raw-wire.mjs), serialised
+ * with the rest.
+ */
+export function rawStdioClient(writable, readable, meta) {
   const pending = new Map();
   let nextId = 1;
-  const send = lineWriter(child.stdin);
-  child.stdout.setEncoding('utf8');
-  onLines(child.stdout, (msg) => {
+  const send = lineWriter(writable);
+  onLines(readable, (msg) => {
     const resolve = pending.get(msg.id);
     pending.delete(msg.id);
     resolve?.(msg.result);
@@ -29,12 +31,22 @@ export async function connectStdioWith({ command, args }, meta) {
       send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   return {
-    pid: child.pid,
     call:
       meta === undefined
         ? (name, args) => request('tools/call', { name, arguments: args })
         : (name, args) => request('tools/call', { name, arguments: args, _meta: meta }),
     list: async () => (await request('tools/list', meta === undefined ? {} : { _meta: meta })).tools,
+  };
+}
+
+export async function connectStdioWith({ command, args }, meta) {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdout.setEncoding('utf8');
+  const { call, list } = rawStdioClient(child.stdin, child.stdout, meta);
+  return {
+    pid: child.pid,
+    call,
+    list,
     close: async () => {
       child.stdin.end();
       await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r()));

@@ -1,5 +1,5 @@
 // The raw lower bound: newline-delimited JSON-RPC over a pipe (bench/lib/lines.mjs: one JSON.parse per line,
-// one write per event-loop turn), or a minimal node:http JSON-RPC server with keep-alive.
+// one write per event-loop turn or 8 KiB), or a minimal node:http JSON-RPC server with keep-alive.
 import { announcePort, parseServerArgs } from '../lib/tools.mjs';
 import { lineWriter, onLines } from '../lib/lines.mjs';
 import { createRawHandler, createRawHttpServer, respond } from './raw-handler.mjs';
