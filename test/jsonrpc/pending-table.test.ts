@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { PendingTable } from '../../src/jsonrpc/pending-table.js';
+
+describe('PendingTable', () => {
+  it('keeps sequential ids, finds each once, and forgets deleted ones', () => {
+    const table = new PendingTable<string>();
+    for (let id = 1; id <= 1000; id++) table.set(id, `v${id}`);
+    expect(table.size).toBe(1000);
+    for (let id = 1; id <= 1000; id++) expect(table.get(id)).toBe(`v${id}`);
+    for (let id = 1; id <= 1000; id += 2) expect(table.delete(id)).toBe(true);
+    expect(table.delete(1)).toBe(false);
+    expect(table.size).toBe(500);
+    expect(table.get(1)).toBeUndefined();
+    expect(table.get(2)).toBe('v2');
+  });
+
+  it('keeps an id whose slot a long-held request takes, and ids the ring does not hold', () => {
+    const table = new PendingTable<string>();
+    table.set(5, 'held');
+    // Windows of 32 in flight, long after id 5: some of these ids share its slot.
+    for (let start = 6; start < 20_000; start += 32) {
+      for (let id = start; id < start + 32; id++) table.set(id, `v${id}`);
+      for (let id = start; id < start + 32; id++) {
+        expect(table.get(id)).toBe(`v${id}`);
+        expect(table.delete(id)).toBe(true);
+      }
+    }
+    expect(table.get(5)).toBe('held');
+    for (const odd of ['5', 'x', 1.5, -3, 0, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+      expect(table.get(odd)).toBeUndefined();
+      table.set(odd, `odd ${odd}`);
+      expect(table.get(odd)).toBe(`odd ${odd}`);
+    }
+    expect(table.get(5)).toBe('held');
+    expect(table.size).toBe(8);
+    for (const odd of ['5', 'x', 1.5, -3, 0, 2 ** 40, Number.MAX_SAFE_INTEGER])
+      expect(table.delete(odd)).toBe(true);
+    expect(table.size).toBe(1);
+  });
+
+  it('holds more requests in flight than its largest ring', () => {
+    const table = new PendingTable<number>();
+    for (let id = 1; id <= 10_000; id++) table.set(id, id * 2);
+    expect(table.size).toBe(10_000);
+    for (let id = 1; id <= 10_000; id++) expect(table.get(id)).toBe(id * 2);
+    expect(table.keys()).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
+    for (let id = 10_000; id >= 1; id--) table.delete(id);
+    expect(table.size).toBe(0);
+    expect(table.keys()).toEqual([]);
+  });
+
+  it('lists ids in increasing order (the order the connection sent them)', () => {
+    const table = new PendingTable<string>();
+    table.set(70, 'a');
+    table.set(6, 'b');
+    table.set(134, 'c');
+    table.set('s', 'd');
+    expect(table.keys()).toEqual([6, 70, 134, 's']);
+  });
+});
