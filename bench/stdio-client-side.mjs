@@ -10,9 +10,12 @@
 //   over the fake peer), e.g. `raw,raw-wire,main=/work/main/dist,lead=dist`;
 // - inflight: calls in flight (64: the 64-in-flight row; 1: sequential);
 // - the implementations take turns of `turn` calls for `rounds` rounds (order reversed every other round).
+// With SITES=<n> set, each implementation instead runs one turn under V8's sampling heap profiler (objects the
+// GCs collected included) and prints its bytes per call and its top n allocating functions (self bytes per call).
 // Prints `RESULT {"impl","inflight","cpuUs","bytesOut","bytesIn"}`: the median over rounds of this process's
 // CPU (user + system, GC threads included) per call, and the bytes of one request and of one answer.
 import { EventEmitter } from 'node:events';
+import { Session } from 'node:inspector/promises';
 import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lineWriter, onLines } from './lib/lines.mjs';
@@ -132,9 +135,41 @@ async function runTurn(impl, calls) {
   await Promise.all(Array.from({ length: inflight }, caller));
 }
 
+/** Bytes allocated per call during one turn, in all and by allocating function (file:line). */
+async function allocationSites(impl, calls) {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 128,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await runTurn(impl, calls);
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  const sites = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const top = [...sites].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.SITES));
+  console.log(`${impl.label}: ${Math.round(total / calls)} bytes per call`);
+  for (const [site, bytes] of top) console.log(`  ${String(Math.round(bytes / calls)).padStart(6)}  ${site}`);
+}
+
 const impls = [];
 for (const spec of implsArg.split(',')) impls.push(await side(spec));
 for (const impl of impls) await runTurn(impl, WARMUP_CALLS);
+if (process.env.SITES) {
+  for (const impl of impls) await allocationSites(impl, turn * rounds);
+  process.exit(0);
+}
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? impls : [...impls].reverse();
   for (const impl of order) {
