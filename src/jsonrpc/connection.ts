@@ -25,7 +25,7 @@ import {
   resolvePending,
   timeoutError,
 } from './pending.js';
-import { PendingTable } from './pending-table.js';
+import { RequestTable } from './request-table.js';
 import { SendWatch, sendSafely } from './send-watch.js';
 import { SignalWatch } from './signal-watch.js';
 import {
@@ -71,8 +71,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #hooks: ProtocolHooks;
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
-  readonly #pending = new PendingTable<Pending>();
-  readonly #incoming = new Map<RequestId, Incoming>();
+  readonly #pending = new RequestTable<Pending>();
+  readonly #incoming = new RequestTable<Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
@@ -320,7 +320,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
 
   #onRequest(message: JSONRPCRequest, extra: MessageExtra | undefined): void {
     const { id, method } = message;
-    if (this.#incoming.has(id)) {
+    if (this.#incoming.get(id) !== undefined) {
       this.#sendError(id, {
         code: ErrorCode.InvalidRequest,
         message: `duplicate request id ${JSON.stringify(id)}`,
@@ -404,7 +404,9 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     }
     this.#deadlines.stop();
     this.#signals.clear();
-    for (const incoming of this.#incoming.values()) {
+    for (const id of this.#incoming.keys()) {
+      const incoming = this.#incoming.get(id);
+      if (incoming === undefined) continue;
       incoming.cancelled = true;
       incoming.controller?.abort(error);
     }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PendingTable } from '../../src/jsonrpc/pending-table.js';
+import { RequestTable } from '../../src/jsonrpc/request-table.js';
 
-describe('PendingTable', () => {
+describe('RequestTable', () => {
   it('keeps sequential ids, finds each once, and forgets deleted ones', () => {
-    const table = new PendingTable<string>();
+    const table = new RequestTable<string>();
     for (let id = 1; id <= 1000; id++) table.set(id, `v${id}`);
     expect(table.size).toBe(1000);
     for (let id = 1; id <= 1000; id++) expect(table.get(id)).toBe(`v${id}`);
@@ -15,7 +15,7 @@ describe('PendingTable', () => {
   });
 
   it('keeps an id whose slot a long-held request takes, and ids the ring does not hold', () => {
-    const table = new PendingTable<string>();
+    const table = new RequestTable<string>();
     table.set(5, 'held');
     // Windows of 32 in flight, long after id 5: some of these ids share its slot.
     for (let start = 6; start < 20_000; start += 32) {
@@ -39,7 +39,7 @@ describe('PendingTable', () => {
   });
 
   it('holds more requests in flight than its largest ring', () => {
-    const table = new PendingTable<number>();
+    const table = new RequestTable<number>();
     for (let id = 1; id <= 10_000; id++) table.set(id, id * 2);
     expect(table.size).toBe(10_000);
     for (let id = 1; id <= 10_000; id++) expect(table.get(id)).toBe(id * 2);
@@ -50,11 +50,23 @@ describe('PendingTable', () => {
   });
 
   it('lists ids in increasing order (the order the connection sent them)', () => {
-    const table = new PendingTable<string>();
+    const table = new RequestTable<string>();
     table.set(70, 'a');
     table.set(6, 'b');
     table.set(134, 'c');
     table.set('s', 'd');
     expect(table.keys()).toEqual([6, 70, 134, 's']);
+  });
+});
+
+describe('RequestTable.clear', () => {
+  it('forgets every entry, in the ring and out of it', () => {
+    const table = new RequestTable<string>();
+    for (const id of [1, 2, 3, 'a', 0, 17]) table.set(id, String(id));
+    table.clear();
+    expect(table.size).toBe(0);
+    for (const id of [1, 2, 3, 'a', 0, 17]) expect(table.get(id)).toBeUndefined();
+    table.set(2, 'again');
+    expect(table.get(2)).toBe('again');
   });
 });

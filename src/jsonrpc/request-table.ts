@@ -1,9 +1,9 @@
 /**
- * The connection's outgoing requests by id. The connection numbers its requests 1, 2, 3, ..., so those in flight
- * are nearly always a window of consecutive ids: each is kept in a ring slot chosen by its id, and a Map holds only
- * an id whose slot is taken (a request still waiting from long ago) or one past the ring's range. A Map alone
- * filled and emptied by every burst of requests grows and shrinks its hash table each time, and costs a hash
- * per lookup.
+ * Requests in flight by id: a connection's outgoing ones, and the peer's it is handling. The connection numbers its
+ * requests 1, 2, 3, ..., as most peers do, so those in flight are nearly always a window of consecutive ids: each
+ * is kept in a ring slot chosen by its id, and a Map holds only an id whose slot is taken (a request still waiting
+ * from long ago), or an id that is no small positive integer. A Map alone, filled and emptied by every burst of
+ * requests, grows and shrinks its hash table each time, and costs a hash per lookup.
  */
 import type { RequestId } from './messages.js';
 
@@ -16,7 +16,7 @@ const MAX_SLOTS = 4096;
 /** Ids up to this are kept in the ring (its slot is `id & mask`, a small-integer operation). */
 const MAX_RING_ID = 0x3fffffff;
 
-export class PendingTable<V> {
+export class RequestTable<V> {
   #ids: Array<number | undefined> = new Array(INITIAL_SLOTS).fill(undefined);
   #values: Array<V | undefined> = new Array(INITIAL_SLOTS).fill(undefined);
   #mask = INITIAL_SLOTS - 1;
@@ -70,6 +70,13 @@ export class PendingTable<V> {
     for (const id of this.#ids) if (id !== undefined) ids.push(id);
     for (const id of this.#others.keys()) ids.push(id);
     return ids.sort(byId);
+  }
+
+  clear(): void {
+    this.#ids.fill(undefined);
+    this.#values.fill(undefined);
+    this.#inRing = 0;
+    this.#others.clear();
   }
 
   #grow(): void {
