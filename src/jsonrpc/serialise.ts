@@ -13,8 +13,11 @@ export function isUnserialisable(error: unknown): boolean {
   );
 }
 
-/** The JSON text of each object `serialisedOnce` made, by identity. */
-const fragments = new WeakMap<object, string>();
+/**
+ * For each object `serialisedOnce` made, by identity: how a message whose params' or result's last member it is
+ * ends, `"_meta":<its JSON text>}}` (one string, so a spliced message is one concatenation).
+ */
+const metaTails = new WeakMap<object, string>();
 
 /**
  * A deeply frozen copy of a JSON object that goes into many messages unchanged (the `_meta` a 2026-07-28 client
@@ -25,13 +28,13 @@ const fragments = new WeakMap<object, string>();
 export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   const text = JSON.stringify(value);
   const copy = deepFreeze(JSON.parse(text) as T);
-  fragments.set(copy, text);
+  metaTails.set(copy, `"_meta":${text}}}`);
   return copy;
 }
 
 /** True for an object `serialisedOnce` made: plain JSON data, deeply frozen, so what is read from it holds. */
 export function isSerialisedOnce(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && fragments.has(value);
+  return typeof value === 'object' && value !== null && metaTails.has(value);
 }
 
 function deepFreeze<T>(value: T): T {
@@ -56,8 +59,8 @@ function splicedText(message: unknown): string | undefined {
   const holder = message[member];
   if (!isRecord(holder) || !isRecord(holder._meta) || Object.isFrozen(holder)) return undefined;
   const meta = holder._meta;
-  const text = fragments.get(meta);
-  if (text === undefined || lastKey(message) !== member || lastKey(holder) !== '_meta') return undefined;
+  const metaTail = metaTails.get(meta);
+  if (metaTail === undefined || lastKey(message) !== member || lastKey(holder) !== '_meta') return undefined;
   holder._meta = null;
   let json: string;
   try {
@@ -66,7 +69,7 @@ function splicedText(message: unknown): string | undefined {
     holder._meta = meta;
   }
   if (!json.endsWith(META_TAIL)) return undefined;
-  return `${json.slice(0, -META_TAIL.length)}"_meta":${text}}}`;
+  return json.slice(0, -META_TAIL.length) + metaTail;
 }
 
 function lastKey(record: Record<string, unknown>): string | undefined {
