@@ -17,6 +17,7 @@
 import { EventEmitter } from 'node:events';
 import { Session } from 'node:inspector/promises';
 import { resolve as resolvePath } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { lineWriter, onLines } from './lib/lines.mjs';
 import { ECHO_TEXT } from './lib/tools.mjs';
@@ -72,17 +73,27 @@ function fakePeer(answerOf) {
   return peer;
 }
 
-/** bench/clients/raw.mjs's stdio client on the fake peer (its child's stdout is utf8-decoded: so is this). */
+/**
+ * bench/clients/raw.mjs's stdio client on the fake peer. Its child's stdout is utf8-decoded (setEncoding): the
+ * stream's StringDecoder turns each chunk of bytes into a string before `onLines` sees it, so here too (with
+ * `DECODE=0`, the peer hands raw strings it made, as this bench did before: no decode on raw's side at all).
+ */
 function rawClient(wire) {
   const answer = wire
     ? (id) => `{"jsonrpc":"2.0","id":${id},"result":${content},${RESULT_TAIL}}}\n`
     : (id) => `{"jsonrpc":"2.0","id":${id},"result":${content}}}\n`;
   const peer = fakePeer(answer);
-  peer.decode = true;
+  let stdout = peer.stdin;
+  if (process.env.DECODE === '0') peer.decode = true;
+  else {
+    const decoder = new StringDecoder('utf8');
+    stdout = new EventEmitter();
+    peer.stdin.on('data', (bytes) => stdout.emit('data', decoder.write(bytes)));
+  }
   const pending = new Map();
   let nextId = 1;
   const send = lineWriter(peer.stdout);
-  onLines(peer.stdin, (msg) => {
+  onLines(stdout, (msg) => {
     const resolve = pending.get(msg.id);
     pending.delete(msg.id);
     resolve?.(msg.result);
