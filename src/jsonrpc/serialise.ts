@@ -63,7 +63,8 @@ function splicedText(message: unknown): string | undefined {
   const meta = holder._meta;
   const metaTail = metaTails.get(meta);
   if (metaTail === undefined || lastKey(holder) !== '_meta') return undefined;
-  const envelope = envelopeOf(message, member);
+  // A toJSON on the holder is called with its key inside the message, with '' on its own: the whole message then.
+  const envelope = holder.toJSON === undefined ? envelopeOf(message, member) : undefined;
   if (envelope === undefined && lastKey(message) !== member) return undefined;
   holder._meta = null;
   let json: string;
