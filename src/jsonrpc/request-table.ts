@@ -2,7 +2,7 @@
  * Requests in flight by id: a connection's outgoing ones, and the peer's it is handling. The connection numbers its
  * requests 1, 2, 3, ..., as most peers do, so those in flight are nearly always a window of consecutive ids: each
  * is kept in a ring slot chosen by its id, and a Map holds only an id whose slot is taken (a request still waiting
- * from long ago), or an id that is no small positive integer. A Map alone, filled and emptied by every burst of
+ * from long ago), or an id that is no positive safe integer. A Map alone, filled and emptied by every burst of
  * requests, grows and shrinks its hash table each time, and costs a hash per lookup.
  */
 import type { RequestId } from './messages.js';
@@ -13,8 +13,8 @@ const INITIAL_SLOTS = 16;
  * to the Map: the ring, kept for the connection's life, stays small.
  */
 const MAX_SLOTS = 4096;
-/** Ids up to this are kept in the ring (its slot is `id & mask`, a small-integer operation). */
-const MAX_RING_ID = 0x3fffffff;
+/** Up to this an id's slot is `id & mask` (a small-integer operation); past it, `id % slots` (exact below 2^53). */
+const MAX_SMALL_ID = 0x3fffffff;
 
 export class RequestTable<V> {
   #ids: Array<number | undefined> = new Array(INITIAL_SLOTS).fill(undefined);
@@ -30,7 +30,7 @@ export class RequestTable<V> {
 
   get(id: RequestId): V | undefined {
     if (typeof id === 'number') {
-      const slot = id & this.#mask;
+      const slot = this.#slotOf(id);
       if (this.#ids[slot] === id) return this.#values[slot];
     }
     return this.#others.size === 0 ? undefined : this.#others.get(id);
@@ -38,9 +38,9 @@ export class RequestTable<V> {
 
   /** Adds an entry for an id not in the table. */
   set(id: RequestId, value: V): void {
-    if (typeof id === 'number' && Number.isInteger(id) && id > 0 && id <= MAX_RING_ID) {
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
       if (this.#inRing * 2 >= this.#ids.length && this.#ids.length < MAX_SLOTS) this.#grow();
-      const slot = id & this.#mask;
+      const slot = this.#slotOf(id);
       if (this.#ids[slot] === undefined) {
         this.#ids[slot] = id;
         this.#values[slot] = value;
@@ -53,7 +53,7 @@ export class RequestTable<V> {
 
   delete(id: RequestId): boolean {
     if (typeof id === 'number') {
-      const slot = id & this.#mask;
+      const slot = this.#slotOf(id);
       if (this.#ids[slot] === id) {
         this.#ids[slot] = undefined;
         this.#values[slot] = undefined;
@@ -77,6 +77,11 @@ export class RequestTable<V> {
     this.#values.fill(undefined);
     this.#inRing = 0;
     this.#others.clear();
+  }
+
+  /** The ring slot of a positive safe integer; for any other number, a slot that cannot hold it, or no slot. */
+  #slotOf(id: number): number {
+    return id <= MAX_SMALL_ID ? id & this.#mask : id % this.#ids.length;
   }
 
   #grow(): void {

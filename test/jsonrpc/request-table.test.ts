@@ -70,3 +70,18 @@ describe('RequestTable.clear', () => {
     expect(table.get(2)).toBe('again');
   });
 });
+
+describe('RequestTable: large ids', () => {
+  it('keeps windows of ids past 2^30, 2^31 and near 2^53', () => {
+    const table = new RequestTable<number>();
+    for (const base of [2 ** 30 - 40, 2 ** 31 - 40, 2 ** 40, Number.MAX_SAFE_INTEGER - 200]) {
+      for (let id = base; id < base + 100; id++) table.set(id, id);
+      for (let id = base; id < base + 100; id++) expect(table.get(id)).toBe(id);
+      expect(table.get(-base)).toBeUndefined();
+      for (let id = base; id < base + 100; id++) expect(table.delete(id)).toBe(true);
+      expect(table.size).toBe(0);
+    }
+    for (const odd of [Number.POSITIVE_INFINITY, Number.NaN, -(2 ** 40)])
+      expect(table.get(odd)).toBeUndefined();
+  });
+});
