@@ -10,10 +10,14 @@
 //   over the fake peer), e.g. `raw,raw-wire,main=/work/main/dist,lead=dist`;
 // - inflight: calls in flight (64: the 64-in-flight row; 1: sequential);
 // - the implementations take turns of `turn` calls for `rounds` rounds (order reversed every other round).
+// With SITES=<n> set, each implementation instead runs one turn under V8's sampling heap profiler (objects the
+// GCs collected included) and prints its bytes per call and its top n allocating functions (self bytes per call).
 // Prints `RESULT {"impl","inflight","cpuUs","bytesOut","bytesIn"}`: the median over rounds of this process's
 // CPU (user + system, GC threads included) per call, and the bytes of one request and of one answer.
 import { EventEmitter } from 'node:events';
+import { Session } from 'node:inspector/promises';
 import { resolve as resolvePath } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { rawStdioClient } from './clients/raw.mjs';
 import { META as REQUEST_META } from './clients/raw-wire.mjs';
@@ -66,14 +70,24 @@ function fakePeer(answerOf) {
   return peer;
 }
 
-/** bench/clients/raw.mjs's stdio client on the fake peer (its child's stdout is utf8-decoded: so is this). */
+/**
+ * bench/clients/raw.mjs's stdio client on the fake peer. Its child's stdout is utf8-decoded (setEncoding): the
+ * stream's StringDecoder turns each chunk of bytes into a string before `onLines` sees it, so here too (with
+ * `DECODE=0`, the peer hands raw strings it made, as this bench did before: no decode on raw's side at all).
+ */
 function rawClient(wire) {
   const answer = wire
     ? (id) => `{"jsonrpc":"2.0","id":${id},"result":${content},${RESULT_TAIL}}}\n`
     : (id) => `{"jsonrpc":"2.0","id":${id},"result":${content}}}\n`;
   const peer = fakePeer(answer);
-  peer.decode = true;
-  const { call } = rawStdioClient(peer.stdout, peer.stdin, wire ? REQUEST_META : undefined);
+  let stdout = peer.stdin;
+  if (process.env.DECODE === '0') peer.decode = true;
+  else {
+    const decoder = new StringDecoder('utf8');
+    stdout = new EventEmitter();
+    peer.stdin.on('data', (bytes) => stdout.emit('data', decoder.write(bytes)));
+  }
+  const { call } = rawStdioClient(peer.stdout, stdout, wire ? REQUEST_META : undefined);
   return { peer, call };
 }
 
@@ -113,8 +127,41 @@ async function runTurn(impl, calls) {
   await Promise.all(Array.from({ length: inflight }, caller));
 }
 
+/** Bytes allocated per call during one turn, in all and by allocating function (file:line). */
+async function allocationSites(impl, calls) {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 128,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await runTurn(impl, calls);
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  const sites = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const top = [...sites].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.SITES));
+  console.log(`${impl.label}: ${Math.round(total / calls)} bytes per call`);
+  for (const [site, bytes] of top) console.log(`  ${String(Math.round(bytes / calls)).padStart(6)}  ${site}`);
+}
+
 const impls = [];
 for (const spec of specs) impls.push(await side(spec));
+if (process.env.SITES) {
+  for (const impl of impls) await runTurn(impl, WARMUP_CALLS);
+  for (const impl of impls) await allocationSites(impl, turn * rounds);
+  process.exit(0);
+}
 await takeTurns(impls, { rounds, turn, warmup: WARMUP_CALLS, runTurn });
 for (const impl of impls) {
   const { peer } = impl;

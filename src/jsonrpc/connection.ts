@@ -25,6 +25,7 @@ import {
   resolvePending,
   timeoutError,
 } from './pending.js';
+import { RequestTable } from './request-table.js';
 import { SendWatch, sendSafely } from './send-watch.js';
 import { SignalWatch } from './signal-watch.js';
 import {
@@ -70,8 +71,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #hooks: ProtocolHooks;
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
-  readonly #pending = new Map<RequestId, Pending>();
-  readonly #incoming = new Map<RequestId, Incoming>();
+  readonly #pending = new RequestTable<Pending>();
+  readonly #incoming = new RequestTable<Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
@@ -209,8 +210,10 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   /** Times out every request whose deadline has passed; returns the next deadline. */
   #expire(now: number): number {
     let next = Number.POSITIVE_INFINITY;
-    for (const [id, pending] of this.#pending) {
-      if (pending.deadline === NEVER) continue;
+    // Requests sent while expiring (a retry from `onfailure`) are not visited: their timer is armed as they are sent.
+    for (const id of this.#pending.keys()) {
+      const pending = this.#pending.get(id);
+      if (pending === undefined || pending.deadline === NEVER) continue;
       if (pending.deadline > now) {
         next = Math.min(next, pending.deadline);
         continue;
@@ -317,7 +320,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
 
   #onRequest(message: JSONRPCRequest, extra: MessageExtra | undefined): void {
     const { id, method } = message;
-    if (this.#incoming.has(id)) {
+    if (this.#incoming.get(id) !== undefined) {
       this.#sendError(id, {
         code: ErrorCode.InvalidRequest,
         message: `duplicate request id ${JSON.stringify(id)}`,
@@ -395,13 +398,15 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
 
   #shutdown(error: LocalError): void {
     this.#closed = error;
-    for (const id of [...this.#pending.keys()]) {
+    for (const id of this.#pending.keys()) {
       const pending = this.#settle(id);
       if (pending) failPending(this.#resend, pending, error);
     }
     this.#deadlines.stop();
     this.#signals.clear();
-    for (const incoming of this.#incoming.values()) {
+    for (const id of this.#incoming.keys()) {
+      const incoming = this.#incoming.get(id);
+      if (incoming === undefined) continue;
       incoming.cancelled = true;
       incoming.controller?.abort(error);
     }

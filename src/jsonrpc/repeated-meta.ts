@@ -30,6 +30,8 @@ export class RepeatedMetaParser {
   #misses = 0;
   readonly #marker = `marker-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   readonly #markerTail = `${KEY}"${this.#marker}"}}`;
+  /** The same, closing only the result (`#resultWithKnownMeta`). */
+  readonly #resultMarkerTail = `${KEY}"${this.#marker}"}`;
 
   /** JSON.parse(text), value for value; throws as JSON.parse does. */
   parse(text: string): unknown {
@@ -58,6 +60,8 @@ export class RepeatedMetaParser {
    * value JSON.parse keeps. Undefined when the line did not parse so.
    */
   #withKnownMeta(text: string, tail: string): unknown {
+    const resultAt = resultStart(text);
+    if (resultAt !== -1) return this.#resultWithKnownMeta(text, resultAt, tail);
     let value: unknown;
     try {
       value = JSON.parse(`${text.slice(0, text.length - tail.length)}${this.#markerTail}`);
@@ -73,6 +77,23 @@ export class RepeatedMetaParser {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A result response in the compact form (`{"jsonrpc":"2.0","id":<digits>,"result":`, compared above): only its
+   * result is parsed, with the marker for its `_meta`, and the message made from the compared members, as
+   * JSON.parse would make it. The line's last `}` (in the known tail) closes the message.
+   */
+  #resultWithKnownMeta(text: string, resultAt: number, tail: string): unknown {
+    let result: unknown;
+    try {
+      result = JSON.parse(`${text.slice(resultAt, text.length - tail.length)}${this.#resultMarkerTail}`);
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(result) || result._meta !== this.#marker) return undefined;
+    result._meta = this.#meta;
+    return { jsonrpc: '2.0', id: parsedId, result };
   }
 
   /** Remembers this line's `_meta` tail; knows it once a second sampled line in a row ends with it. */
@@ -98,6 +119,39 @@ export class RepeatedMetaParser {
     this.#meta = serialisedOnce(meta);
     this.#candidate = undefined;
   }
+}
+
+const RESPONSE_HEAD = '{"jsonrpc":"2.0","id":';
+const RESULT_KEY = ',"result":';
+/** Ids of more digits than this are left to JSON.parse (every integer up to 15 digits is exact as a double). */
+const MAX_ID_DIGITS = 15;
+/** The id `resultStart` read last. */
+let parsedId = 0;
+
+/**
+ * Where the result of a result response starts, when the line starts as one in the compact form every
+ * implementation writes: `{"jsonrpc":"2.0","id":<a JSON integer, not negative>,"result":`, its id left in
+ * `parsedId`. -1 for any other line (parsed as a whole).
+ */
+function resultStart(text: string): number {
+  if (!text.startsWith(RESPONSE_HEAD)) return -1;
+  const from = RESPONSE_HEAD.length;
+  let at = from;
+  let id = 0;
+  // JSON allows no leading zero: a 0 is the whole number.
+  if (text.charCodeAt(at) === 0x30) at++;
+  else
+    for (
+      let digit = text.charCodeAt(at) - 0x30;
+      digit >= 0 && digit <= 9;
+      digit = text.charCodeAt(at) - 0x30
+    ) {
+      id = id * 10 + digit;
+      at++;
+    }
+  if (at === from || at - from > MAX_ID_DIGITS || !text.startsWith(RESULT_KEY, at)) return -1;
+  parsedId = id;
+  return at + RESULT_KEY.length;
 }
 
 /** The value of an object's last member, when that is an object too (params or result of a message): a hint. */

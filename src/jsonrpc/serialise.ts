@@ -13,8 +13,11 @@ export function isUnserialisable(error: unknown): boolean {
   );
 }
 
-/** The JSON text of each object `serialisedOnce` made, by identity. */
-const fragments = new WeakMap<object, string>();
+/**
+ * For each object `serialisedOnce` made, by identity: how a message whose params' or result's last member it is
+ * ends, `"_meta":<its JSON text>}}` (one string, so a spliced message is one concatenation).
+ */
+const metaTails = new WeakMap<object, string>();
 
 /**
  * A deeply frozen copy of a JSON object that goes into many messages unchanged (the `_meta` a 2026-07-28 client
@@ -25,13 +28,13 @@ const fragments = new WeakMap<object, string>();
 export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   const text = JSON.stringify(value);
   const copy = deepFreeze(JSON.parse(text) as T);
-  fragments.set(copy, text);
+  metaTails.set(copy, `"_meta":${text}}}`);
   return copy;
 }
 
 /** True for an object `serialisedOnce` made: plain JSON data, deeply frozen, so what is read from it holds. */
 export function isSerialisedOnce(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && fragments.has(value);
+  return typeof value === 'object' && value !== null && metaTails.has(value);
 }
 
 function deepFreeze<T>(value: T): T {
@@ -44,6 +47,8 @@ function deepFreeze<T>(value: T): T {
 
 /** Where a spliced message's `_meta` placeholder must be: the last member of its params or result. */
 const META_TAIL = '"_meta":null}}';
+/** The same, when the params or result are serialised alone (after an envelope made here). */
+const HOLDER_TAIL = '"_meta":null}';
 
 /**
  * The message's text when its params' or result's `_meta` is a `serialisedOnce` object and the last member of
@@ -56,17 +61,55 @@ function splicedText(message: unknown): string | undefined {
   const holder = message[member];
   if (!isRecord(holder) || !isRecord(holder._meta) || Object.isFrozen(holder)) return undefined;
   const meta = holder._meta;
-  const text = fragments.get(meta);
-  if (text === undefined || lastKey(message) !== member || lastKey(holder) !== '_meta') return undefined;
+  const metaTail = metaTails.get(meta);
+  if (metaTail === undefined || lastKey(holder) !== '_meta') return undefined;
+  // A toJSON on the holder is called with its key inside the message, with '' on its own: the whole message then.
+  const envelope = holder.toJSON === undefined ? envelopeOf(message, member) : undefined;
+  if (envelope === undefined && lastKey(message) !== member) return undefined;
   holder._meta = null;
   let json: string;
   try {
-    json = JSON.stringify(message);
+    json = JSON.stringify(envelope === undefined ? message : holder);
   } finally {
     holder._meta = meta;
   }
-  if (!json.endsWith(META_TAIL)) return undefined;
-  return `${json.slice(0, -META_TAIL.length)}"_meta":${text}}}`;
+  if (envelope !== undefined)
+    return json.endsWith(HOLDER_TAIL) ? envelope + json.slice(0, -HOLDER_TAIL.length) + metaTail : undefined;
+  return json.endsWith(META_TAIL) ? json.slice(0, -META_TAIL.length) + metaTail : undefined;
+}
+
+const REQUEST_KEYS = ['jsonrpc', 'id', 'method', 'params'];
+const RESPONSE_KEYS = ['jsonrpc', 'id', 'result'];
+const RESULT_PART = ',"result":';
+/** The last request method seen, and its part of the envelope (`,"method":<its JSON>,"params":`). */
+let lastMethod: string | undefined;
+let lastMethodPart = '';
+
+/**
+ * What JSON.stringify would write for a request or result response up to its params' or result's value, when the
+ * message is a plain one: exactly the members Connection gives it, in that order (the same names as JSON.stringify
+ * would list), no toJSON, version "2.0", an integer or string id, a string method. Made here from those checked
+ * values, so only the params or result go through JSON.stringify. Undefined for any other message.
+ */
+function envelopeOf(message: Record<string, unknown>, member: 'params' | 'result'): string | undefined {
+  if (message.toJSON !== undefined || message.jsonrpc !== '2.0') return undefined;
+  const keys = member === 'params' ? REQUEST_KEYS : RESPONSE_KEYS;
+  let at = 0;
+  for (const key in message) if (key !== keys[at++]) return undefined;
+  if (at !== keys.length) return undefined;
+  const id = message.id;
+  let idText: string;
+  if (typeof id === 'number' && Number.isSafeInteger(id)) idText = `${id}`;
+  else if (typeof id === 'string') idText = JSON.stringify(id);
+  else return undefined;
+  if (member === 'result') return `{"jsonrpc":"2.0","id":${idText}${RESULT_PART}`;
+  const method = message.method;
+  if (typeof method !== 'string') return undefined;
+  if (method !== lastMethod) {
+    lastMethodPart = `,"method":${JSON.stringify(method)},"params":`;
+    lastMethod = method;
+  }
+  return `{"jsonrpc":"2.0","id":${idText}${lastMethodPart}`;
 }
 
 function lastKey(record: Record<string, unknown>): string | undefined {

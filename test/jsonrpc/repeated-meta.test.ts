@@ -107,3 +107,48 @@ describe('RepeatedMetaParser', () => {
     });
   });
 });
+
+describe('RepeatedMetaParser: result responses read from their compact envelope', () => {
+  const result = (id: string) =>
+    `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"x"}],"_meta":${META_TEXT}}}`;
+  function trainedOnResults(): RepeatedMetaParser {
+    const parser = new RepeatedMetaParser();
+    for (let id = 1; id <= 20; id++) parser.parse(result(String(id)));
+    return parser;
+  }
+
+  it('gives what JSON.parse gives, the _meta shared, for ids of every form', () => {
+    const parser = trainedOnResults();
+    const shared = (parser.parse(result('1')) as { result: { _meta: unknown } }).result._meta;
+    expect(Object.isFrozen(shared)).toBe(true);
+    for (const id of ['0', '7', '123456789012345', '1234567890123456', '-3', '1.5', '1e3', '"s"', 'null']) {
+      const value = parser.parse(result(id)) as { result: { _meta: unknown } };
+      expect(value).toEqual(JSON.parse(result(id)));
+      expect(Object.keys(value)).toEqual(['jsonrpc', 'id', 'result']);
+      expect(value.result._meta).toBe(shared);
+    }
+  });
+
+  it('throws what JSON.parse throws for an id JSON does not allow, or a result that is not one value', () => {
+    const parser = trainedOnResults();
+    for (const line of [
+      result('01'),
+      result(''),
+      result('1 2'),
+      `{"jsonrpc":"2.0","id":1,"result":[{"_meta":${META_TEXT}}}`,
+    ])
+      expect(() => parser.parse(line)).toThrow(SyntaxError);
+  });
+
+  it('keeps the last of repeated members, as JSON.parse does', () => {
+    const parser = trainedOnResults();
+    for (const line of [
+      `{"jsonrpc":"2.0","id":1,"result":{"_meta":1,"a":{"_meta":2},"_meta":${META_TEXT}}}`,
+      `{"jsonrpc":"2.0","id":1,"result":{"a":1},"id":2,"result":{"_meta":${META_TEXT}}}`,
+    ]) {
+      const value = parser.parse(line);
+      expect(value).toEqual(JSON.parse(line));
+      expect(Object.keys(value as object)).toEqual(['jsonrpc', 'id', 'result']);
+    }
+  });
+});
