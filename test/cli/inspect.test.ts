@@ -114,8 +114,11 @@ describe('agentforge prompts', () => {
       'agentforge: no prompt named "sumarise"; did you mean "summarise"?; see agentforge prompts list\n',
     );
     const bad = await cli(['prompts', 'get', 'summarise', '--config', config, '--args', '{"topic":1}']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('agentforge: --args: prompt argument "topic" must be a string\n');
+    // One comparison, so a failure shows the process's stderr beside its exit code.
+    expect({ code: bad.code, stderr: bad.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('agentforge: --args: prompt argument "topic" must be a string\n'),
+    });
   });
 
   it('list names a server that did not connect (exit 1)', async () => {
