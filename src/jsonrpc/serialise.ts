@@ -63,8 +63,7 @@ function splicedText(message: unknown): string | undefined {
   const meta = holder._meta;
   const metaTail = metaTails.get(meta);
   if (metaTail === undefined || lastKey(holder) !== '_meta') return undefined;
-  // A toJSON on the holder is called with its key inside the message, with '' on its own: the whole message then.
-  const envelope = holder.toJSON === undefined ? envelopeOf(message, member) : undefined;
+  const envelope = envelopeOf(message, member);
   if (envelope === undefined && lastKey(message) !== member) return undefined;
   holder._meta = null;
   let json: string;
