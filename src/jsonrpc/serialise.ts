@@ -47,8 +47,6 @@ function deepFreeze<T>(value: T): T {
 
 /** Where a spliced message's `_meta` placeholder must be: the last member of its params or result. */
 const META_TAIL = '"_meta":null}}';
-/** The same, when the params or result are serialised alone (after an envelope made here). */
-const HOLDER_TAIL = '"_meta":null}';
 
 /**
  * The message's text when its params' or result's `_meta` is a `serialisedOnce` object and the last member of
@@ -62,53 +60,16 @@ function splicedText(message: unknown): string | undefined {
   if (!isRecord(holder) || !isRecord(holder._meta) || Object.isFrozen(holder)) return undefined;
   const meta = holder._meta;
   const metaTail = metaTails.get(meta);
-  if (metaTail === undefined || lastKey(holder) !== '_meta') return undefined;
-  const envelope = envelopeOf(message, member);
-  if (envelope === undefined && lastKey(message) !== member) return undefined;
+  if (metaTail === undefined || lastKey(message) !== member || lastKey(holder) !== '_meta') return undefined;
   holder._meta = null;
   let json: string;
   try {
-    json = JSON.stringify(envelope === undefined ? message : holder);
+    json = JSON.stringify(message);
   } finally {
     holder._meta = meta;
   }
-  if (envelope !== undefined)
-    return json.endsWith(HOLDER_TAIL) ? envelope + json.slice(0, -HOLDER_TAIL.length) + metaTail : undefined;
-  return json.endsWith(META_TAIL) ? json.slice(0, -META_TAIL.length) + metaTail : undefined;
-}
-
-const REQUEST_KEYS = ['jsonrpc', 'id', 'method', 'params'];
-const RESPONSE_KEYS = ['jsonrpc', 'id', 'result'];
-const RESULT_PART = ',"result":';
-/** The last request method seen, and its part of the envelope (`,"method":<its JSON>,"params":`). */
-let lastMethod: string | undefined;
-let lastMethodPart = '';
-
-/**
- * What JSON.stringify would write for a request or result response up to its params' or result's value, when the
- * message is a plain one: exactly the members Connection gives it, in that order (the same names as JSON.stringify
- * would list), no toJSON, version "2.0", an integer or string id, a string method. Made here from those checked
- * values, so only the params or result go through JSON.stringify. Undefined for any other message.
- */
-function envelopeOf(message: Record<string, unknown>, member: 'params' | 'result'): string | undefined {
-  if (message.toJSON !== undefined || message.jsonrpc !== '2.0') return undefined;
-  const keys = member === 'params' ? REQUEST_KEYS : RESPONSE_KEYS;
-  let at = 0;
-  for (const key in message) if (key !== keys[at++]) return undefined;
-  if (at !== keys.length) return undefined;
-  const id = message.id;
-  let idText: string;
-  if (typeof id === 'number' && Number.isSafeInteger(id)) idText = `${id}`;
-  else if (typeof id === 'string') idText = JSON.stringify(id);
-  else return undefined;
-  if (member === 'result') return `{"jsonrpc":"2.0","id":${idText}${RESULT_PART}`;
-  const method = message.method;
-  if (typeof method !== 'string') return undefined;
-  if (method !== lastMethod) {
-    lastMethodPart = `,"method":${JSON.stringify(method)},"params":`;
-    lastMethod = method;
-  }
-  return `{"jsonrpc":"2.0","id":${idText}${lastMethodPart}`;
+  if (!json.endsWith(META_TAIL)) return undefined;
+  return json.slice(0, -META_TAIL.length) + metaTail;
 }
 
 function lastKey(record: Record<string, unknown>): string | undefined {
