@@ -119,3 +119,50 @@ describe('stringifyMessage of a response whose result ends with a serialisedOnce
     }
   });
 });
+
+describe('stringifyMessage: the same text as JSON.stringify for each envelope shape', () => {
+  const meta = serialisedOnce(metaSource());
+  const params = () => ({ name: 'echo', arguments: { text: 'a "quoted"\n line' }, _meta: meta });
+  const result = () => ({ content: [{ type: 'text', text: 'é' }], _meta: meta });
+  const inherited = Object.create({ extra: 1 }) as Record<string, unknown>;
+  Object.assign(inherited, { jsonrpc: '2.0', id: 3, method: 'm', params: params() });
+  const withToJSON = {
+    jsonrpc: '2.0',
+    id: 4,
+    method: 'm',
+    params: params(),
+    toJSON: () => ({ swapped: true }),
+  };
+  Object.defineProperty(withToJSON, 'toJSON', { enumerable: false });
+  const keyedParams = () => {
+    const value = params() as Record<string, unknown>;
+    Object.defineProperty(value, 'toJSON', {
+      enumerable: false,
+      value: (key: string) => ({ key, _meta: value._meta === null ? null : meta }),
+    });
+    return value;
+  };
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['a request', { jsonrpc: '2.0', id: 12345678, method: 'tools/call', params: params() }],
+    ['a string id', { jsonrpc: '2.0', id: 'a "b"\u2028', method: 'tools/call', params: params() }],
+    ['another method after the first', { jsonrpc: '2.0', id: 2, method: 'prompts/"get"', params: params() }],
+    ['a response', { jsonrpc: '2.0', id: 9, result: result() }],
+    ['a response with a string id', { jsonrpc: '2.0', id: 'x', result: result() }],
+    ['a fractional id', { jsonrpc: '2.0', id: 1.5, method: 'm', params: params() }],
+    ['an id past the safe integers', { jsonrpc: '2.0', id: 2 ** 60, method: 'm', params: params() }],
+    ['a negative zero id', { jsonrpc: '2.0', id: -0, method: 'm', params: params() }],
+    ['members in another order', { id: 5, jsonrpc: '2.0', method: 'm', params: params() }],
+    ['a member more', { jsonrpc: '2.0', id: 5, method: 'm', extra: null, params: params() }],
+    ['another version', { jsonrpc: '1.0', id: 5, method: 'm', params: params() }],
+    ['an inherited enumerable member', inherited],
+    ['a toJSON', withToJSON],
+    [
+      'params with a toJSON that reads its key',
+      { jsonrpc: '2.0', id: 6, method: 'm', params: keyedParams() },
+    ],
+  ];
+  for (const [name, message] of cases)
+    it(`writes what JSON.stringify writes: ${name}`, () => {
+      expect(stringifyMessage(message)).toBe(JSON.stringify(message));
+    });
+});
