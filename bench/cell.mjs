@@ -70,11 +70,11 @@ async function withStdio(serverArgs, fn) {
   }
 }
 
-async function withHttp(serverArgs, fn, headersFor) {
-  const server = await startHttpServer(spec.impl, ['--transport=http', `--mode=${spec.mode}`, ...serverArgs]);
+async function withHttp(serverArgs, fn, headersFor, mode = spec.mode) {
+  const server = await startHttpServer(spec.impl, ['--transport=http', `--mode=${mode}`, ...serverArgs]);
   try {
     const headers = headersFor ? await headersFor(server.url) : undefined;
-    const client = await impl.connectHttp(server.url, { mode: spec.mode, ...(headers ? { headers } : {}) });
+    const client = await impl.connectHttp(server.url, { mode, ...(headers ? { headers } : {}) });
     try {
       return await fn(client, server.child.pid);
     } finally {
@@ -96,13 +96,14 @@ async function withCpu(pid, fn) {
   return { ...r, clientCpuUs: (client.user + client.system) / r.ops, serverCpuUs: serverUs / r.ops };
 }
 
-// Runs the ops in alternating blocks (4 rounds) for `ms` in total; per op the pooled calls/s.
-async function alternate(ops, ms) {
+// Runs the ops in alternating blocks (4 rounds) for `ms` in total; per op the pooled calls/s. Each block is
+// `run(op, blockMs)`: sequential calls unless told otherwise.
+async function alternate(ops, ms, run = (op, blockMs) => sequential(op, blockMs, false)) {
   const rounds = 4;
   const totals = ops.map(() => ({ ops: 0, s: 0 }));
   for (let r = 0; r < rounds; r++) {
     for (const [i, op] of ops.entries()) {
-      const res = await sequential(op, ms / rounds / ops.length, false);
+      const res = await run(op, ms / rounds / ops.length);
       totals[i].ops += res.ops;
       totals[i].s += res.ops / res.rps;
     }
@@ -111,14 +112,19 @@ async function alternate(ops, ms) {
 }
 
 // As `alternate`, also measuring CPU per op: this process's during each block, plus the block's server's.
-async function alternateCpu(ops, pids, ms) {
-  const rounds = 4;
+async function alternateCpu(
+  ops,
+  pids,
+  ms,
+  run = (op, blockMs) => sequential(op, blockMs, false),
+  rounds = 4,
+) {
   const totals = ops.map(() => ({ ops: 0, s: 0, cpuUs: 0 }));
   for (let r = 0; r < rounds; r++) {
     for (const [i, op] of ops.entries()) {
       const client0 = process.cpuUsage();
       const server0 = cpuTicks(pids[i]);
-      const res = await sequential(op, ms / rounds / ops.length, false);
+      const res = await run(op, ms / rounds / ops.length);
       const client = process.cpuUsage(client0);
       totals[i].cpuUs += client.user + client.system + (cpuTicks(pids[i]) - server0) * TICK_US;
       totals[i].ops += res.ops;
@@ -315,6 +321,33 @@ const scenarios = {
       await warm(echo(client));
       return withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
     }),
+  // The legacy era (2025-11-25 session) against the modern one (2026-07-28), each on its own server, in
+  // alternating blocks from one client process: cells run minutes apart differ by more than the eras do (raw,
+  // whose code is the same in both modes, read 0.71 between its two cells in one full run).
+  'http-eras': () =>
+    withHttp(
+      [],
+      (modern, modernPid) =>
+        withHttp(
+          [],
+          async (legacy, legacyPid) => {
+            const ops = [echo(modern), echo(legacy)];
+            const run = spec.concurrency
+              ? (op, blockMs) => concurrent(op, spec.concurrency, blockMs)
+              : (op, blockMs) => sequential(op, blockMs, false);
+            for (const op of ops) await warm(op);
+            await alternate(ops, 2 * spec.warmupMs, run);
+            // 8 rounds of 200 ms blocks: shorter blocks or fewer rounds left raw's own two identical
+            // connections 0.84-1.14 apart on a loaded host.
+            const [m, l] = await alternateCpu(ops, [modernPid, legacyPid], 4 * spec.durationMs, run, 8);
+            return { rps: l.rps, modernRps: m.rps, ratio: l.rps / m.rps, cpuRatio: l.cpuUs / m.cpuUs };
+          },
+          undefined,
+          'legacy',
+        ),
+      undefined,
+      'modern',
+    ),
   'gateway-call': () => gatewayCall({ impl, spec, echo, sequential, concurrent }),
   'gateway-list': () => gatewayList({ impl, spec, sequential }),
   'tool-search-bytes': () => toolSearchBytes(),

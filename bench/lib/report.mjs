@@ -226,6 +226,13 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
       'hundred calls/s, are steady well within the 5 s. Cold cost is the startup row.',
   );
   lines.push(
+    '- The legacy session rows and their "vs modern" ratios come from one cell per implementation: one client ' +
+      'process with a modern connection and a 2025-11-25 session connection, each to its own server, measured in ' +
+      'alternating blocks (8 rounds of 200 ms, 1.6 s per era) after both are warm. Cells run minutes apart differ ' +
+      'by more than the eras do: raw, whose code is the same in both, read 0.71 between two such cells in one run. ' +
+      "raw's ratio is that method's floor of noise; the target is agentforge's legacy era within 10% of its modern one.",
+  );
+  lines.push(
     '- Each cell is a fresh client process (bench/cell.mjs) with its own server child; implementations are ' +
       'interleaved within a repetition and their order rotates. Run: `npm run bench` (full), ' +
       '`npm run bench -- --quick` (smoke); profile one cell: `node bench/profile.mjs agentforge stdio-seq`.',
