@@ -4,12 +4,16 @@
 // checkout at <dir>, built) or `agent:<dir>` (agentforge's Agent + McpHost from the checkout at <dir>, e.g. a
 // worktree of the commit to compare with, built). Each variant has its own three raw stdio servers; blocks of
 // runs alternate (order reversed every round) and each block's host CPU is read, so every round compares the
-// variants under the same load. Prints each variant's median CPU per turn and the median of its per-round
-// ratios to the first variant. Separate cell processes, as the bench runs them, swing by 30% between runs at
-// load 10 and more; ratios of interleaved blocks hold to a few percent.
+// variants under the same load. Prints each variant's CPU per turn (median [min-max] over blocks; user and system
+// apart, and the part on the process's other threads, which is V8's compiler and GC), the median of its per-round
+// ratios to the first variant, and its context switches per turn. Separate cell processes, as the bench runs
+// them, swing by 30% between runs at load 10 and more; ratios of interleaved blocks hold to a few percent.
+// Each variant is first warmed up for WARMUP_MS (default 5000, the agent cell's warm-up in full runs).
 import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { TURNS_PER_RUN, openLoop } from './lib/agent-variants.mjs';
+import { otherThreadsCpuUs } from './lib/proc.mjs';
 
 const [rounds = 24, block = 60] = process.argv.slice(2, 4).map(Number);
 const variants = process.argv.slice(4);
@@ -38,26 +42,51 @@ async function runs(loop, count) {
 
 const loops = new Map();
 for (const variant of variants) loops.set(variant, await open(variant));
+// Per variant, one entry per block: CPU per turn (user, system, the process's other threads) and context
+// switches per turn. No GC is forced between blocks: a block pays for the garbage of whatever ran before it,
+// as a turn in a real host does, and alternation spreads that evenly.
+const FIELDS = ['cpu', 'user', 'sys', 'helpers', 'vcsw', 'ivcsw'];
+const blocks = new Map(variants.map((variant) => [variant, Object.fromEntries(FIELDS.map((f) => [f, []]))]));
+function usage() {
+  const r = process.resourceUsage();
+  return {
+    user: r.userCPUTime,
+    sys: r.systemCPUTime,
+    helpers: otherThreadsCpuUs(),
+    vcsw: r.voluntaryContextSwitches,
+    ivcsw: r.involuntaryContextSwitches,
+  };
+}
 try {
-  for (const loop of loops.values()) await runs(loop, 300);
-  const cpu = new Map(variants.map((variant) => [variant, []]));
+  for (const loop of loops.values()) {
+    const warmEnd = performance.now() + Number(process.env.WARMUP_MS ?? 5000);
+    do await runs(loop, 10);
+    while (performance.now() < warmEnd);
+  }
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 ? [...variants].reverse() : variants) {
-      // With --expose-gc: no block pays for collecting the previous block's garbage.
-      globalThis.gc?.();
-      const start = process.cpuUsage();
+      const start = usage();
       await runs(loops.get(variant), block);
-      const used = process.cpuUsage(start);
-      cpu.get(variant).push((used.user + used.system) / (block * TURNS_PER_RUN));
+      const end = usage();
+      const turns = block * TURNS_PER_RUN;
+      const own = blocks.get(variant);
+      for (const f of FIELDS.slice(1)) own[f].push((end[f] - start[f]) / turns);
+      own.cpu.push((end.user - start.user + end.sys - start.sys) / turns);
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const first = cpu.get(variants[0]);
+  const spread = (values) => {
+    const s = [...values].sort((a, b) => a - b);
+    return `${median(s).toFixed(1)} [${s[0].toFixed(1)}-${s.at(-1).toFixed(1)}]`;
+  };
+  const first = blocks.get(variants[0]).cpu;
   for (const variant of variants) {
-    const own = cpu.get(variant);
-    const ratio = median(own.map((value, i) => value / first[i]));
+    const own = blocks.get(variant);
+    const ratio = median(own.cpu.map((value, i) => value / first[i]));
     console.log(
-      `${variant}: ${median(own).toFixed(1)} us per turn (x${ratio.toFixed(3)} of ${variants[0]}, per round)`,
+      `${variant}: cpu ${spread(own.cpu)} us/turn (x${ratio.toFixed(3)} of ${variants[0]}, per round); ` +
+        `user ${spread(own.user)} sys ${spread(own.sys)} other threads ${spread(own.helpers)}; ` +
+        `switches/turn voluntary ${median(own.vcsw).toFixed(2)} involuntary ${median(own.ivcsw).toFixed(2)}`,
     );
   }
 } finally {

@@ -1,6 +1,6 @@
 // Process helpers: memory from /proc (Linux), spawning an HTTP server child and waiting for its port.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -26,6 +26,30 @@ export function cpuTicks(pid) {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU of this process's threads other than the main one (V8's compiler and GC helpers, libuv's pool), in us:
+ * /proc/self/task/<tid>/schedstat's time on CPU (ns) where the kernel keeps it, else utime + stime from
+ * /proc/self/task/<tid>/stat (10 ms ticks). A thread that exits inside a window takes its time with it.
+ */
+export function otherThreadsCpuUs() {
+  let us = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    if (Number(tid) === process.pid) continue;
+    try {
+      us += Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+    } catch {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        us += (Number(fields[11]) + Number(fields[12])) * TICK_US;
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  }
+  return us;
 }
 
 export function childPids(pid = process.pid) {

@@ -226,6 +226,13 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
       'hundred calls/s, are steady well within the 5 s. Cold cost is the startup row.',
   );
   lines.push(
+    `- The agent rows warm each loop up for ${config.agentWarmupMs} ms (the same for every implementation): ` +
+      "after 1.5 s, agentforge's optimizing compiles and a major GC still fell inside the measured window. " +
+      '"of which the host\'s other threads" is the CPU of the host process\'s threads other than the main one ' +
+      '(/proc/self/task/*/schedstat over the window, per turn): V8 compiling and collecting in the background; ' +
+      'a large figure there means the loop was not yet warm.',
+  );
+  lines.push(
     '- The legacy session rows and their "vs modern" ratios come from one cell per implementation: one client ' +
       'process with a modern connection and a 2025-11-25 session connection, each to its own server, measured in ' +
       'alternating blocks (8 rounds of 200 ms, 1.6 s per era) after both are warm. Cells run minutes apart differ ' +

@@ -620,6 +620,14 @@ export const ROWS = [
     kind: 'cost',
     target: { op: '<=', value: 1.15 },
   },
+  {
+    id: 'agent-helper-cpu',
+    label: "    of which the host's other threads (V8 compiler and GC helpers)",
+    cell: 'agent',
+    metric: pick('hostHelperCpuUsPerTurn'),
+    unit: 'us',
+    kind: 'cost',
+  },
   // 7. Scale-out (agentforge/redis)
   ...SCALE_OUT_ROWS,
 ];

@@ -39,7 +39,7 @@ import type {
   Usage,
 } from './model.js';
 import { RunSignals } from './run-signal.js';
-import { isoAt, isoNow } from '../util/clock.js';
+import { isoAt } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
 import { TurnCall, TurnCalls } from './turn-calls.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
@@ -100,7 +100,10 @@ export interface RunOptions {
 
 interface RunState {
   readonly runId: string;
+  /** Date.now() at the run's start. */
   readonly started: number;
+  /** performance.now() at the same moment: a call's start is `started` plus the monotonic time since. */
+  readonly startedMono: number;
   step: number;
   readonly signal: AbortSignal;
   /** The caller's listener; absent, no event is even built (`emit?.(...)` skips its argument). */
@@ -225,6 +228,7 @@ export class Agent {
     return {
       runId: randomUUID(),
       started: Date.now(),
+      startedMono: performance.now(),
       step: 0,
       signal: options.signal ?? this.#runSignals.take(),
       emit: options.onEvent,
@@ -241,12 +245,25 @@ export class Agent {
   /** Think, act, observe, until an answer or `maxSteps` turns. */
   async #loop(state: RunState, maxSteps: number): Promise<RunEnding> {
     while (state.step < maxSteps) {
-      state.step++;
-      const response = await this.#think(state, state.step);
+      const step = ++state.step;
+      const thinking = this.#think(state, step);
+      const context = thinking instanceof Promise ? await thinking : thinking;
+      let response: ModelResponse | undefined;
+      if (this.#callModel) response = await this.#callModel(context);
+      else if (this.#options.stream === false) response = await this.#options.model.generate(context.request);
+      else {
+        // Without model middleware the stream is read in this frame: no promise of a function per turn.
+        for await (const event of this.#options.model.stream(context.request)) {
+          if (event.type === 'text_delta') state.emit?.({ type: 'text_delta', step, text: event.text });
+          else if (event.type === 'done') response = event.response;
+        }
+        if (!response) throw new Error(`${this.#options.model.id}: stream ended without a response`);
+      }
+      this.#took(state, step, response);
       if (response.message.toolCalls.length === 0) {
         return { stopReason: turnStop(response), answer: response.message.content };
       }
-      await this.#act(state, state.step, response.message.toolCalls);
+      await this.#act(state, step, response.message.toolCalls);
       if (state.signal.aborted) throw state.signal.reason;
     }
     return { stopReason: 'max_steps' };
@@ -257,8 +274,11 @@ export class Agent {
     return eventStream((onEvent) => this.run(input, { ...options, onEvent }));
   }
 
-  /** Think: refresh the registry (between turns only), then one model turn through the middleware. */
-  #think(state: RunState, step: number): Promise<ModelResponse> {
+  /**
+   * Think, up to the model: refresh the registry (between turns only), announce the turn, build its request. A
+   * promise only when a server is restarting or the registry has changes to apply.
+   */
+  #think(state: RunState, step: number): ModelContext | Promise<ModelContext> {
     const { host } = this.#options;
     // A server restarting after its connection was closed is waited for: its tools come back for this turn.
     const restarting = host.reconnected(state.signal);
@@ -266,13 +286,13 @@ export class Agent {
     return this.#refreshed(state, step);
   }
 
-  #refreshed(state: RunState, step: number): Promise<ModelResponse> {
+  #refreshed(state: RunState, step: number): ModelContext | Promise<ModelContext> {
     const { host } = this.#options;
     if (!host.refreshPending) return this.#modelStep(state, step, undefined);
     return host.refresh(state.signal).then((change) => this.#modelStep(state, step, change));
   }
 
-  #modelStep(state: RunState, step: number, change: RegistryChange | undefined): Promise<ModelResponse> {
+  #modelStep(state: RunState, step: number, change: RegistryChange | undefined): ModelContext {
     // A tool changed since its approval is offered as approved until someone approves the change.
     const all = this.gate.offered(this.#options.host.registry, state.groups);
     const tools = this.#toolSearch?.active(all) ? this.#toolSearch.offered(all, state.loaded) : all;
@@ -280,19 +300,17 @@ export class Agent {
       state.emit?.({ type: 'registry', step, tools: tools.map((t) => t.name), change: change ?? NO_CHANGE });
     }
     state.emit?.({ type: 'model_start', step });
-    const request = this.#request(state, tools);
-    const context: ModelContext = { runId: state.runId, step, request };
-    const took = (response: ModelResponse): ModelResponse => {
-      state.messages.push(response.message);
-      if (response.usage) {
-        state.usage.inputTokens += response.usage.inputTokens;
-        state.usage.outputTokens += response.usage.outputTokens;
-      }
-      state.emit?.({ type: 'model_end', step, response });
-      return response;
-    };
-    // No model middleware: the turn takes its response in its own frame, not in a reaction after it.
-    return this.#callModel ? this.#callModel(context).then(took) : this.#modelTurn(context, took);
+    return { runId: state.runId, step, request: this.#request(state, tools) };
+  }
+
+  /** The turn's response joins the run: its message, its usage, `model_end`. */
+  #took(state: RunState, step: number, response: ModelResponse): void {
+    state.messages.push(response.message);
+    if (response.usage) {
+      state.usage.inputTokens += response.usage.inputTokens;
+      state.usage.outputTokens += response.usage.outputTokens;
+    }
+    state.emit?.({ type: 'model_end', step, response });
   }
 
   /** The model request of a turn: a snapshot of the messages, the tools offered, the run's signal and options. */
@@ -309,23 +327,21 @@ export class Agent {
     return request;
   }
 
-  /** One model turn: the stream read to its `done` (deltas to listeners), or `generate` with streaming off. */
-  async #modelTurn(
-    context: ModelContext,
-    took?: (response: ModelResponse) => ModelResponse,
-  ): Promise<ModelResponse> {
+  /**
+   * One model turn at the end of the model middleware: the stream read to its `done` (deltas to listeners), or
+   * `generate` with streaming off. Without middleware `#loop` reads the turn itself, the same way.
+   */
+  async #modelTurn(context: ModelContext): Promise<ModelResponse> {
     const { model } = this.#options;
+    if (this.#options.stream === false) return model.generate(context.request);
+    const emit = this.#emitters.get(context.runId);
     let response: ModelResponse | undefined;
-    if (this.#options.stream === false) response = await model.generate(context.request);
-    else {
-      const emit = this.#emitters.get(context.runId);
-      for await (const event of model.stream(context.request)) {
-        if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
-        else if (event.type === 'done') response = event.response;
-      }
-      if (!response) throw new Error(`${model.id}: stream ended without a response`);
+    for await (const event of model.stream(context.request)) {
+      if (event.type === 'text_delta') emit?.({ type: 'text_delta', step: context.step, text: event.text });
+      else if (event.type === 'done') response = event.response;
     }
-    return took ? took(response) : response;
+    if (!response) throw new Error(`${model.id}: stream ended without a response`);
+    return response;
   }
 
   /**
@@ -378,7 +394,11 @@ export class Agent {
       server: tool?.server ?? null,
       mcpName: tool?.mcpName ?? null,
     });
-    const run = new TurnCall(turn, index, call, step, tool, state.emit, isoNow(), performance.now());
+    // One clock read per call start: the wall-clock time is the run's start plus the monotonic time since (the
+    // run's records stay on one timeline even if the system clock is stepped while it runs).
+    const started = performance.now();
+    const startedAt = isoAt(Math.floor(state.started + (started - state.startedMono)));
+    const run = new TurnCall(turn, index, call, step, tool, state.emit, startedAt, started);
     // Literals of their own rather than a conditional spread: no throwaway object per call.
     const context: ToolContext =
       groups === undefined

@@ -51,6 +51,15 @@ export interface HostClient {
   close(): Promise<void>;
 }
 
+/**
+ * Where a tool call's answer goes, from the call's own reaction (McpHost.callToolInto): an object per call
+ * rather than a pair of closures at each layer it passes. Neither method throws.
+ */
+export interface CallSink {
+  answered(result: CallToolResult): void;
+  failed(error: unknown): void;
+}
+
 /** One notifications/progress of a request (basic/utilities/progress), as the server sent it. */
 export interface ToolProgress {
   readonly progress: number;

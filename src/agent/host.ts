@@ -20,6 +20,7 @@ import type {
 import { delay } from '../util/abort.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type {
+  CallSink,
   ClientEvent,
   Connector,
   HostClient,
@@ -40,7 +41,6 @@ import {
   reconnections,
 } from './server-slot.js';
 import { callOnSlot } from './server-call.js';
-import { asResult, rethrow } from './task-client.js';
 
 export type HostEvent =
   | {
@@ -284,21 +284,20 @@ export class McpHost {
     args: Record<string, unknown>,
     options: CallToolOptions = {},
   ): Promise<CallToolResult> {
-    return this.callToolThen(tool, args, options, asResult, rethrow);
+    return new Promise((answered, failed) => this.callToolInto(tool, args, options, { answered, failed }));
   }
 
   /**
-   * `callTool(tool, args, options).then(onResult, onFailure)` in the call's own reaction (the agent's calls take
-   * this path); a link failure is confirmed or ruled out before `onFailure` hears of it (callOnSlot).
+   * `callTool`, its answer or failure handed to `sink` in the call's own reaction (the agent's calls take this
+   * path); a link failure is confirmed or ruled out before `sink` hears of it (callOnSlot).
    */
-  callToolThen<T>(
+  callToolInto(
     tool: RegisteredTool,
     args: Record<string, unknown>,
     options: CallToolOptions,
-    onResult: (result: CallToolResult) => T | PromiseLike<T>,
-    onFailure: (error: unknown) => T | PromiseLike<T>,
-  ): Promise<T> {
-    return callOnSlot(this.#slots.get(tool.server), tool, args, options, onResult, onFailure);
+    sink: CallSink,
+  ): void {
+    callOnSlot(this.#slots.get(tool.server), tool, args, options, sink);
   }
 
   /** Resources of every ready server (or one), with the server that has them. */

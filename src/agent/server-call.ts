@@ -6,62 +6,98 @@
 import { LocalError } from '../jsonrpc/errors.js';
 import type { CallToolResult, GetPromptResult } from '../mcp/types.js';
 import { isRecord } from '../util/record.js';
-import type { HostClient, ToolCallOptions } from './client-surface.js';
+import type { CallSink, HostClient, ToolCallOptions } from './client-surface.js';
 import type { RegisteredTool } from './registry.js';
 import { type ServerSlot, messageOf } from './server-slot.js';
-import { callToolThenOf } from './task-client.js';
+import { callToolIntoOf } from './task-client.js';
 
 /**
- * Calls `tool` on its server (`slot`), going on with `onResult` or `onFailure`. A link failure may mean the server
- * is gone: confirmLost decides, with one more request, before `onFailure` hears of it.
+ * Calls `tool` on its server (`slot`), its answer or failure to `sink`. A link failure may mean the server is
+ * gone: confirmLost decides, with one more request, before `sink` hears of it.
  */
-export function callOnSlot<T>(
+export function callOnSlot(
   slot: ServerSlot | undefined,
   tool: RegisteredTool,
   args: Record<string, unknown>,
   options: ToolCallOptions,
-  onResult: (result: CallToolResult) => T | PromiseLike<T>,
-  onFailure: (error: unknown) => T | PromiseLike<T>,
-): Promise<T> {
+  sink: CallSink,
+): void {
   const client = slot?.client;
   if (!slot || !client) {
     const state = slot?.state ?? 'unknown';
     const error = new LocalError('not_connected', `server ${tool.server} is not connected (${state})`);
-    return Promise.reject(error).then(undefined, onFailure);
+    // Told one microtask later, as a rejection would be.
+    Promise.reject(error).catch((failure: unknown) => sink.failed(failure));
+    return;
   }
   const timeoutMs = slot.config.timeoutMs;
   const callOptions = timeoutMs === undefined ? options : { ...options, timeoutMs };
-  const failed = (error: unknown): T | PromiseLike<T> =>
-    isLinkFailure(error)
-      ? confirmLost(slot, client, error).then(() => onFailure(error), onFailure)
-      : onFailure(error);
+  const watched = new SlotCall(slot, client, sink);
   try {
-    return callOnServer(client, tool, args, callOptions, onResult, failed);
+    callOnServer(client, tool, args, callOptions, watched);
   } catch (error) {
-    return Promise.reject(error).then(undefined, failed);
+    Promise.reject(error).catch((failure: unknown) => watched.failed(failure));
+  }
+}
+
+/** A call's sink behind the link check: a failure of the link itself is confirmed or ruled out first. */
+class SlotCall implements CallSink {
+  readonly #slot: ServerSlot;
+  readonly #client: HostClient;
+  readonly #sink: CallSink;
+
+  constructor(slot: ServerSlot, client: HostClient, sink: CallSink) {
+    this.#slot = slot;
+    this.#client = client;
+    this.#sink = sink;
+  }
+
+  answered(result: CallToolResult): void {
+    this.#sink.answered(result);
+  }
+
+  failed(error: unknown): void {
+    if (!isLinkFailure(error)) {
+      this.#sink.failed(error);
+      return;
+    }
+    confirmLost(this.#slot, this.#client, error).then(
+      () => this.#sink.failed(error),
+      (probeError: unknown) => this.#sink.failed(probeError),
+    );
   }
 }
 
 /**
- * Calls `tool` on its server's client, as a tool call, a resource read or a prompt get by its kind, and goes on
- * with `onResult` or `onFailure`. A tool call adds no reaction of its own to the client's: through its
- * `callTool`'s continuation form when it has one (the default connector's), else one `then` on its promise.
+ * Calls `tool` on its server's client, as a tool call, a resource read or a prompt get by its kind, its answer to
+ * `sink`. A tool call adds no reaction of its own to the client's: through its `callTool`'s continuation form
+ * when it has one (the default connector's), else one `then` on its promise.
  */
-function callOnServer<T>(
+function callOnServer(
   client: HostClient,
   tool: RegisteredTool,
   args: Record<string, unknown>,
   options: ToolCallOptions,
-  onResult: (result: CallToolResult) => T | PromiseLike<T>,
-  onFailure: (error: unknown) => T | PromiseLike<T>,
-): Promise<T> {
-  if (tool.kind === 'resource') return readAsTool(client, args, options.signal).then(onResult, onFailure);
-  if (tool.kind === 'prompt') return promptAsTool(client, args, options.signal).then(onResult, onFailure);
+  sink: CallSink,
+): void {
   const params = { name: tool.mcpName, arguments: args };
-  const callTool = client.callTool;
-  const callToolThen = callToolThenOf(callTool);
-  if (callToolThen) return callToolThen(params, options, onResult, onFailure);
-  return client.callTool(params, options).then(onResult, onFailure);
+  if (tool.kind === 'tool') {
+    const callToolInto = callToolIntoOf(client.callTool);
+    if (callToolInto) {
+      callToolInto(params, options, sink);
+      return;
+    }
+  }
+  const answer =
+    tool.kind === 'resource'
+      ? readAsTool(client, args, options.signal)
+      : tool.kind === 'prompt'
+        ? promptAsTool(client, args, options.signal)
+        : client.callTool(params, options);
+  answer.then(
+    (result) => sink.answered(result),
+    (error: unknown) => sink.failed(error),
+  );
 }
 
 async function readAsTool(

@@ -13,7 +13,7 @@ import {
   isTaskResult,
 } from '../extensions/tasks/client.js';
 import type { CallToolResult } from '../mcp/types.js';
-import type { TaskUpdate, ToolCallOptions } from './client-surface.js';
+import type { CallSink, TaskUpdate, ToolCallOptions } from './client-surface.js';
 
 const NO_OPTIONS: ToolCallOptions = Object.freeze({});
 
@@ -62,29 +62,28 @@ class TaskCall implements TaskCallOptions {
   }
 }
 
-/** `callTool(params, options).then(onResult, onFailure)`, with a client's own step after the call in one reaction. */
-export type CallToolThen = <T>(
+/** `callTool(params, options)` with the answer handed to `sink`, a client's own step after the call in one reaction. */
+export type CallToolInto = (
   params: { name: string; arguments?: Record<string, unknown> },
   options: ToolCallOptions | undefined,
-  onResult: (result: CallToolResult) => T | PromiseLike<T>,
-  onFailure: (error: unknown) => T | PromiseLike<T>,
-) => Promise<T>;
+  sink: CallSink,
+) => void;
 
 /**
  * Where a `callTool` of `withTaskCalls` keeps its continuation form: on the function itself, so a wrapper that
  * puts a `callTool` of its own in front (logging, recording) has none, and its calls go through it.
  */
-const THEN_FORM = Symbol('callToolThen');
+const INTO_FORM = Symbol('callToolInto');
 
 /** The continuation form of a client's `callTool`, when it is one `withTaskCalls` made. */
-export function callToolThenOf(callTool: object): CallToolThen | undefined {
-  return (callTool as { [THEN_FORM]?: CallToolThen })[THEN_FORM];
+export function callToolIntoOf(callTool: object): CallToolInto | undefined {
+  return (callTool as { [INTO_FORM]?: CallToolInto })[INTO_FORM];
 }
 
 /**
  * The same client, with `callTool` going through a TasksClient. Everything else is the client's own (bound to
  * it, since its state is private), so code holding it still sees an McpClient. The host calls through the
- * continuation form (callToolThenOf): the task check runs in the call's own reaction.
+ * continuation form (callToolIntoOf): the task check runs in the call's own reaction.
  */
 export function withTaskCalls(
   client: McpClient,
@@ -92,27 +91,28 @@ export function withTaskCalls(
   onTask?: (update: TaskUpdate) => void,
 ): McpClient {
   const tasks = new TasksClient(client, { handlers });
-  const callToolThen = <T>(
-    params: { name: string; arguments?: Record<string, unknown> },
-    options: ToolCallOptions = NO_OPTIONS,
-    onResult: (result: CallToolResult) => T | PromiseLike<T>,
-    onFailure: (error: unknown) => T | PromiseLike<T>,
-  ): Promise<T> =>
-    client
-      .callTool(params, callOptionsOf(options))
-      .then(
-        (value) =>
-          isTaskResult(value)
-            ? tasks.follow(value, new TaskCall(params.name, onTask, options)).then(onResult, onFailure)
-            : onResult(value),
-        onFailure,
-      );
+  const callToolInto: CallToolInto = (params, options = NO_OPTIONS, sink) => {
+    client.callTool(params, callOptionsOf(options)).then(
+      (value) => {
+        if (!isTaskResult(value)) {
+          sink.answered(value);
+          return;
+        }
+        tasks.follow(value, new TaskCall(params.name, onTask, options)).then(
+          (result) => sink.answered(result),
+          (error: unknown) => sink.failed(error),
+        );
+      },
+      (error: unknown) => sink.failed(error),
+    );
+  };
   const callTool = Object.assign(
     (
       params: { name: string; arguments?: Record<string, unknown> },
       options?: ToolCallOptions,
-    ): Promise<CallToolResult> => callToolThen(params, options, asResult, rethrow),
-    { [THEN_FORM]: callToolThen },
+    ): Promise<CallToolResult> =>
+      new Promise((answered, failed) => callToolInto(params, options, { answered, failed })),
+    { [INTO_FORM]: callToolInto },
   );
   return new Proxy(client, {
     get(target, property) {
@@ -122,10 +122,3 @@ export function withTaskCalls(
     },
   });
 }
-
-/** The continuations of a caller that wants the result itself (`callTool` from its continuation form). */
-export const asResult = (result: CallToolResult): CallToolResult => result;
-
-export const rethrow = (error: unknown): never => {
-  throw error;
-};

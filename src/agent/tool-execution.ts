@@ -8,7 +8,7 @@ import { watchCall } from './call-events.js';
 import type { AgentEvent } from './events.js';
 import type { McpHost } from './host.js';
 import type { CallToolResult } from '../mcp/types.js';
-import type { ToolCallOptions } from './client-surface.js';
+import type { CallSink, ToolCallOptions } from './client-surface.js';
 import type { ApprovalRecord, OutcomeSink, ToolContext, ToolOutcome } from './middleware.js';
 import { failureOutcome } from './results.js';
 import { SEARCH_TOOL_NAME, type ToolSearch } from './tool-search.js';
@@ -33,33 +33,18 @@ export interface ToolExecution {
 }
 
 /**
- * The pipeline's end: the actual `tools/call` (or the reason it cannot happen). Not an async function: the
- * outcome is built in the call's own reaction (McpHost.callToolThen), the hot path of every turn. `approval`, the
- * gate's decision (ApprovalGate.pass), goes into the outcome; `context.approval` when the gate ran as a middleware.
+ * The pipeline's end: the actual `tools/call` (or the reason it cannot happen). The outcome is built in the
+ * call's own reaction (CallEnd), the hot path of every turn. `approval`, the gate's decision (ApprovalGate.pass),
+ * goes into the outcome; `context.approval` when the gate ran as a middleware.
  */
 export function executeTool(
   context: ToolContext,
   execution: ToolExecution,
   approval: ApprovalRecord | undefined = context.approval,
 ): Promise<ToolOutcome> {
-  const early = earlyOutcome(context, execution);
-  if (early) return early;
-  const tool = context.tool!;
-  const args = context.arguments;
-  const onFailure = (error: unknown): ToolOutcome => failedOutcome(error, context, execution, approval);
-  let options: ToolCallOptions;
-  try {
-    options = watchCall(execution.emitter(context.runId), context, tool);
-  } catch (error) {
-    // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
-    return Promise.reject(error).then(undefined, onFailure);
-  }
-  return execution.host.callToolThen(
-    tool,
-    args,
-    options,
-    (result) => answeredOutcome(result, args, approval),
-    onFailure,
+  return (
+    earlyOutcome(context, execution) ??
+    new Promise((outcome, fail) => callInto(context, execution, approval, { outcome, fail }))
   );
 }
 
@@ -74,34 +59,70 @@ export function executeToolInto(
   sink: OutcomeSink,
 ): void {
   const early = earlyOutcome(context, execution);
-  if (early) {
-    early.then(
-      (outcome) => sink.outcome(outcome),
-      (error: unknown) => sink.fail(error),
-    );
+  if (!early) {
+    callInto(context, execution, approval, sink);
     return;
   }
+  early.then(
+    (outcome) => sink.outcome(outcome),
+    (error: unknown) => sink.fail(error),
+  );
+}
+
+/** The `tools/call` itself, its outcome to `sink`. */
+function callInto(
+  context: ToolContext,
+  execution: ToolExecution,
+  approval: ApprovalRecord | undefined,
+  sink: OutcomeSink,
+): void {
   const tool = context.tool!;
-  const args = context.arguments;
-  const onFailure = (error: unknown): void => {
-    let outcome: ToolOutcome;
-    try {
-      outcome = failedOutcome(error, context, execution, approval);
-    } catch (failure) {
-      sink.fail(failure);
-      return;
-    }
-    sink.outcome(outcome);
-  };
+  const end = new CallEnd(context, execution, approval, sink);
   let options: ToolCallOptions;
   try {
     options = watchCall(execution.emitter(context.runId), context, tool);
   } catch (error) {
-    Promise.reject(error).then(undefined, onFailure);
+    // A listener that threw on `tool_start` fails the call as a failed call, as a rejection would.
+    Promise.reject(error).catch((failure: unknown) => end.failed(failure));
     return;
   }
-  const onResult = (result: CallToolResult): void => sink.outcome(answeredOutcome(result, args, approval));
-  execution.host.callToolThen(tool, args, options, onResult, onFailure);
+  execution.host.callToolInto(tool, context.arguments, options, end);
+}
+
+/** Where a call's answer or failure becomes its outcome for `sink`: one object per call, no closures. */
+class CallEnd implements CallSink {
+  readonly #context: ToolContext;
+  readonly #execution: ToolExecution;
+  readonly #approval: ApprovalRecord | undefined;
+  readonly #sink: OutcomeSink;
+
+  constructor(
+    context: ToolContext,
+    execution: ToolExecution,
+    approval: ApprovalRecord | undefined,
+    sink: OutcomeSink,
+  ) {
+    this.#context = context;
+    this.#execution = execution;
+    this.#approval = approval;
+    this.#sink = sink;
+  }
+
+  answered(result: CallToolResult): void {
+    this.#sink.outcome(answeredOutcome(result, this.#context.arguments, this.#approval));
+  }
+
+  /** A failure the model reads, or, under throwOnProtocolError, the ProtocolFailure the run rethrows. */
+  failed(error: unknown): void {
+    let outcome: ToolOutcome;
+    try {
+      outcome = failedOutcome(error, this.#context, this.#execution, this.#approval);
+    } catch (failure) {
+      this.#sink.fail(failure);
+      return;
+    }
+    this.#sink.outcome(outcome);
+  }
 }
 
 /** The outcome of a call that cannot reach a server: `search_tools`, an unknown tool, unusable arguments. */

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Agent, type AgentOptions, type RunOptions } from '../../src/agent/agent.js';
+import type { RunResult } from '../../src/agent/events.js';
 import type { ApprovalGateOptions } from '../../src/agent/approval.js';
 import type { Connector, HostClient } from '../../src/agent/client-surface.js';
 import { parseConfig } from '../../src/agent/config.js';
@@ -15,7 +16,10 @@ import { LocalError } from '../../src/jsonrpc/errors.js';
 
 const TOOLS = [{ name: 'echo', inputSchema: { type: 'object' as const } }];
 
-/** A server whose `echo` answers with its text, or fails with a JSON-RPC-level error for text "fail". */
+/**
+ * A server whose `echo` answers with its text, or fails with a JSON-RPC-level error for text "fail"; text "slow"
+ * answers after 30 ms.
+ */
 const standIn = (): HostClient => ({
   era: 'handshake',
   protocolVersion: '2025-11-25',
@@ -24,6 +28,7 @@ const standIn = (): HostClient => ({
   callTool: async (params) => {
     const text = String(params.arguments?.text);
     if (text === 'fail') throw new LocalError('protocol_error', 'bad answer');
+    if (text === 'slow') await new Promise((resolve) => setTimeout(resolve, 30));
     return { content: [{ type: 'text', text }] };
   },
   listResources: async () => [],
@@ -57,6 +62,9 @@ function model(texts: string[]): ChatModel {
 
 const passThrough: AgentMiddleware = { tool: (context, next) => next(context) };
 
+/** The runs of `bothWays` with their times. */
+const timed: RunResult[] = [];
+
 async function bothWays(
   texts: string[],
   approval: ApprovalGateOptions,
@@ -72,7 +80,10 @@ async function bothWays(
     for (const middleware of [[], [passThrough]]) {
       const agent = new Agent({ model: model(texts), host, approval, middleware, ...options });
       const result = await agent.run('go', runOptions).then(
-        (r) => ({ ...r, runId: '', startedAt: '', durationMs: 0, toolCalls: r.toolCalls.map(timeless) }),
+        (r) => {
+          timed.push(r);
+          return { ...r, runId: '', startedAt: '', durationMs: 0, toolCalls: r.toolCalls.map(timeless) };
+        },
         (error: unknown) => ({ thrown: String(error) }),
       );
       runs.push(result);
@@ -128,5 +139,26 @@ describe('a call with and without tool middleware', () => {
     const [direct, piped] = await bothWays(['a'], { policy: 'all' }, {}, { onEvent });
     expect(direct).toEqual(piped);
     expect(direct).toMatchObject({ stopReason: 'error', error: { message: 'listener broke' } });
+  });
+
+  it("a call's startedAt and durationMs lie within its run's, either way", async () => {
+    timed.length = 0;
+    const [direct, piped] = await bothWays(['slow', 'a'], { policy: 'all' });
+    expect(direct).toEqual(piped);
+    expect(timed).toHaveLength(2);
+    for (const run of timed) {
+      const runStart = Date.parse(run.startedAt);
+      expect(Math.abs(runStart - Date.now())).toBeLessThan(60_000);
+      for (const call of run.toolCalls) {
+        const start = Date.parse(call.startedAt);
+        expect(call.startedAt).toBe(new Date(start).toISOString());
+        expect(start).toBeGreaterThanOrEqual(runStart);
+        // durationMs is rounded: a call may end up to half a millisecond past the run's whole milliseconds.
+        expect(start + call.durationMs).toBeLessThanOrEqual(runStart + run.durationMs + 1);
+      }
+      const [slow, quick] = run.toolCalls;
+      expect(slow!.durationMs).toBeGreaterThanOrEqual(25);
+      expect(quick!.durationMs).toBeLessThan(slow!.durationMs);
+    }
   });
 });
