@@ -1,3 +1,4 @@
+import { deepEqual } from '../util/deep-equal.js';
 import { isRecord } from '../util/record.js';
 /**
  * A fast proof that a JSON Schema is valid against its dialect's meta-schema, for the everyday subset tool
@@ -5,7 +6,8 @@ import { isRecord } from '../util/record.js';
  * 2020-12 meta-schema costs ajv about 60 ms, paid by the first registration on every server start; a schema
  * this check proves valid skips it. Anything it does not recognise (another keyword, an odd value) answers
  * false, and the caller asks ajv: this check never rejects a schema, it only vouches for simple ones.
- * The constraints below hold alike in draft-07, 2019-09 and 2020-12.
+ * The constraints below are the strictest of draft-07, 2019-09 and 2020-12 (draft-07 alone wants a non-empty
+ * `enum` of distinct values). A schema vouched for here is also validated without ajv (schema-validator.ts).
  */
 
 const SIMPLE_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
@@ -36,6 +38,23 @@ function isUniqueStrings(value: unknown): boolean {
   );
 }
 
+/** Draft-07's meta-schema wants a non-empty `enum` of distinct values (deep equality, compared as ajv does). */
+const MAX_OBJECT_ENUM = 64;
+
+function isEnum(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  if (value.every((item) => item === null || typeof item !== 'object'))
+    return new Set(value).size === value.length;
+  // Objects: every pair, as ajv's uniqueItems does; a long list of them is left to the meta-schema.
+  if (value.length > MAX_OBJECT_ENUM) return false;
+  try {
+    for (let i = value.length; i--; ) for (let j = i; j--; ) if (deepEqual(value[i], value[j])) return false;
+  } catch {
+    return false;
+  }
+  return true;
+}
+
 function isSchemaMap(value: unknown, depth: number): boolean {
   if (!isRecord(value)) return false;
   for (const child of Object.values(value)) if (!isSimpleSchema(child, depth + 1)) return false;
@@ -48,7 +67,7 @@ const KEYWORDS: Record<string, Check | 'schema' | 'schemas'> = {
   title: isString,
   description: isString,
   type: isType,
-  enum: Array.isArray,
+  enum: isEnum,
   const: isAnything,
   default: isAnything,
   examples: Array.isArray,

@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import type { JSONObject } from '../mcp/types.js';
 import { jsonShapeViolation } from '../util/json-shape.js';
 import { isSimpleSchema } from './schema-subset.js';
+import { compileSubsetValidator } from './schema-validator.js';
 import type { SchemaInput, StandardSchema } from './types.js';
 import { isRecord } from '../util/record.js';
 
@@ -58,7 +59,7 @@ let requireAjv: NodeJS.Require | undefined;
 
 /**
  * ajv is loaded on first need, not at import: it is most of a server's startup time (~100 ms) and ~6 MB of its
- * memory, and a server whose tools have everyday schemas needs it only at the first tools/call.
+ * memory, and a server whose tools have everyday schemas never needs it (schema-validator.ts validates those).
  */
 function ajvClass(dialect: Dialect): AjvConstructor {
   requireAjv ??= createRequire(import.meta.url);
@@ -108,17 +109,34 @@ function describeErrors(validate: ValidateFunction): string {
     .join('; ');
 }
 
+type Validator = (value: unknown) => ValidationOutcome;
+
 /** Compiled validators shared by identical schemas (many generated tools share one), per dialect. */
-const compiledByText = new Map<string, ValidateFunction>();
+const compiledByText = new Map<string, Validator>();
 const MAX_SHARED_VALIDATORS = 2000;
 
-function compileShared(dialect: Dialect, schema: JSONObject): ValidateFunction {
+function compileShared(dialect: Dialect, schema: JSONObject, simple: boolean): Validator {
   const key = `${dialect}\u0000${JSON.stringify(schema)}`;
   const cached = compiledByText.get(key);
   if (cached) return cached;
-  const validate = ajvFor(dialect).compile(schema);
+  const validate = simple ? compileSubset(schema) : compileAjv(dialect, schema);
   if (compiledByText.size < MAX_SHARED_VALIDATORS) compiledByText.set(key, validate);
   return validate;
+}
+
+/** A schema in the everyday subset is validated without ajv, with ajv's verdicts and first message. */
+function compileSubset(schema: JSONObject): Validator {
+  const check = compileSubsetValidator(schema);
+  return (value) => {
+    const message = check(value);
+    return message === undefined ? { ok: true, value } : { ok: false, message };
+  };
+}
+
+function compileAjv(dialect: Dialect, schema: JSONObject): Validator {
+  const validate = ajvFor(dialect).compile(schema);
+  return (value) =>
+    validate(value) ? { ok: true, value } : { ok: false, message: describeErrors(validate) };
 }
 
 /**
@@ -130,19 +148,20 @@ function compileJsonSchema(schema: JSONObject): CompiledSchema {
   checkSchemaShape(schema);
   const dialect = dialectOf(schema);
   // The meta-schema is checked (and ajv loaded) only for schemas the subset check cannot vouch for.
-  if (!isSimpleSchema(schema)) {
+  const simple = isSimpleSchema(schema);
+  if (!simple) {
     const ajv = ajvFor(dialect);
     if (!ajv.validateSchema(schema))
       throw new TypeError(`invalid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
   }
   checkLocalRefs(schema);
-  let validate: ValidateFunction | undefined;
+  let validate: Validator | undefined;
   return {
     jsonSchema: schema,
     validate(value) {
       try {
-        validate ??= compileShared(dialect, schema);
-        return validate(value) ? { ok: true, value } : { ok: false, message: describeErrors(validate) };
+        validate ??= compileShared(dialect, schema, simple);
+        return validate(value);
       } catch (error) {
         // A pathological input against a recursive schema can exhaust the stack: a failed validation, not a crash.
         return { ok: false, message: `could not be validated (${(error as Error).message})` };

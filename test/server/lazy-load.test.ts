@@ -62,3 +62,38 @@ describe('importing agentforge/server', () => {
     expect(files).toContain('transports/http/server/handler.js');
   });
 });
+
+/** Validates `args` against `schema` in a child process; says whether ajv's modules were loaded. */
+function ajvLoadedBy(schema: object, args: object): { loaded: boolean; outcome: unknown } {
+  const script = `
+    import { createRequire } from 'node:module';
+    const { compileSchema } = await import(process.env.DIST + '/server/schema.js');
+    const outcome = compileSchema(JSON.parse(process.env.SCHEMA), 'input').validate(JSON.parse(process.env.ARGS));
+    const loaded = Object.keys(createRequire(process.env.DIST + '/').cache).some((path) => path.includes('/ajv/'));
+    process.stdout.write(JSON.stringify({ loaded, outcome }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { DIST, SCHEMA: JSON.stringify(schema), ARGS: JSON.stringify(args) },
+  });
+  return JSON.parse(out) as { loaded: boolean; outcome: unknown };
+}
+
+describe('validating tool arguments', () => {
+  it('loads no ajv for an everyday schema', () => {
+    const schema = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+    expect(ajvLoadedBy(schema, { text: 'hi' })).toEqual({
+      loaded: false,
+      outcome: { ok: true, value: { text: 'hi' } },
+    });
+    expect(ajvLoadedBy(schema, { text: 1 })).toEqual({
+      loaded: false,
+      outcome: { ok: false, message: '/text must be string' },
+    });
+  });
+
+  it('loads ajv for a schema outside the subset', () => {
+    const schema = { type: 'object', anyOf: [{ required: ['a'] }, { required: ['b'] }] };
+    expect(ajvLoadedBy(schema, { a: 1 })).toEqual({ loaded: true, outcome: { ok: true, value: { a: 1 } } });
+  });
+});

@@ -49,6 +49,10 @@ const refused = [
   { type: 'object', properties: [] },
   { type: 'object', additionalProperties: 'no' },
   { type: 'object', properties: { a: { maximum: '3' } } },
+  // draft-07's meta-schema wants a non-empty enum of distinct values.
+  { type: 'object', properties: { a: { enum: [] } } },
+  { type: 'object', properties: { a: { enum: [1, 1] } } },
+  { type: 'object', properties: { a: { enum: [{ b: [1] }, { b: [1] }] } } },
 ];
 
 describe('isSimpleSchema: vouches only for schemas every dialect accepts', () => {
