@@ -142,6 +142,32 @@ async function alternateCpu(
   return totals.map((t) => ({ rps: t.ops / t.s, cpuUs: t.cpuUs / t.ops }));
 }
 
+const AGENT_TURNS_PER_RUN = 10;
+
+// One agent run (AGENT_TURNS_PER_RUN tool turns and a final answer) over three raw stdio servers: agentforge's
+// Agent + McpHost, or the loop written by hand on the implementation's client.
+async function agentLoopOf(implName, clientImpl) {
+  const commands = [1, 2, 3].map(() => serverCommand('raw', ['--transport=stdio']));
+  const model = zeroLatencyModel(AGENT_TURNS_PER_RUN);
+  let loop;
+  if (implName === 'agentforge') loop = await agentforgeLoop(commands, model, AGENT_TURNS_PER_RUN + 1);
+  else {
+    const servers = await Promise.all(
+      commands.map(async (c, i) => ({ name: `s${i + 1}`, client: await clientImpl.connectStdio(c) })),
+    );
+    loop = {
+      run: await handLoop(servers, model, AGENT_TURNS_PER_RUN + 1),
+      close: () => Promise.all(servers.map((s) => s.client.close())),
+    };
+  }
+  const once = async () => {
+    const r = await loop.run('go');
+    if (r.steps !== AGENT_TURNS_PER_RUN + 1 || r.answer !== 'done')
+      throw new Error(`run ended: ${JSON.stringify(r)}`);
+  };
+  return { once, close: loop.close };
+}
+
 const echo = (client) => async () => check(await client.call('echo', echoArgs), ECHO_TEXT);
 // Warm-up: `warmupMs` and at least `warmupCalls` calls (the JIT tiers up by invocation counts, not by time:
 // on this machine agentforge's HTTP pair reaches its steady rate after about 6,000 calls, raw's after about
@@ -373,39 +399,21 @@ const scenarios = {
     return { ms: times[Math.floor(times.length / 2)], times };
   },
   agent: async () => {
-    const turnsPerRun = 10;
-    const commands = [1, 2, 3].map(() => serverCommand('raw', ['--transport=stdio']));
-    const model = zeroLatencyModel(turnsPerRun);
-    let loop;
-    if (spec.impl === 'agentforge') loop = await agentforgeLoop(commands, model, turnsPerRun + 1);
-    else {
-      const servers = await Promise.all(
-        commands.map(async (c, i) => ({ name: `s${i + 1}`, client: await impl.connectStdio(c) })),
-      );
-      loop = {
-        run: await handLoop(servers, model, turnsPerRun + 1),
-        close: () => Promise.all(servers.map((s) => s.client.close())),
-      };
-    }
+    const loop = await agentLoopOf(spec.impl, impl);
     try {
-      const once = async () => {
-        const r = await loop.run('go');
-        if (r.steps !== turnsPerRun + 1 || r.answer !== 'done')
-          throw new Error(`run ended: ${JSON.stringify(r)}`);
-      };
       // A warm-up of its own (agentWarmupMs): after 1.5 s, optimizing compiles and a major GC still fell
       // inside the measured window, on V8's helper threads (hostHelperCpuUsPerTurn says how much is left).
       const warmEnd = now() + (spec.agentWarmupMs ?? spec.warmupMs);
-      do await once();
+      do await loop.once();
       while (now() < warmEnd);
-      const runs = Math.max(1, Math.round(spec.turns / turnsPerRun));
+      const runs = Math.max(1, Math.round(spec.turns / AGENT_TURNS_PER_RUN));
       const start = now();
       const helpers0 = otherThreadsCpuUs();
       const cpu0 = process.cpuUsage();
-      for (let i = 0; i < runs; i++) await once();
+      for (let i = 0; i < runs; i++) await loop.once();
       const cpu = process.cpuUsage(cpu0);
       const helpers = otherThreadsCpuUs() - helpers0;
-      const turns = runs * turnsPerRun;
+      const turns = runs * AGENT_TURNS_PER_RUN;
       return {
         msPerTurn: (now() - start) / turns,
         hostCpuUsPerTurn: (cpu.user + cpu.system) / turns,
@@ -414,6 +422,42 @@ const scenarios = {
       };
     } finally {
       await loop.close();
+    }
+  },
+  // The loop against raw's hand loop in one process, in alternating blocks (as `http-eras` does for the eras):
+  // separate cells minutes apart differed by more than the target's 15% for the same code. Each loop has its
+  // own three servers; CPU per turn is this process's during each of its blocks.
+  'agent-pair': async () => {
+    const rawImpl = await import('./clients/raw.mjs');
+    const [base, loop] = [await agentLoopOf('raw', rawImpl), await agentLoopOf(spec.impl, impl)];
+    try {
+      const block = (l) => async (ms) => {
+        const end = now() + ms;
+        let runs = 0;
+        const cpu0 = process.cpuUsage();
+        do {
+          await l.once();
+          runs++;
+        } while (now() < end);
+        const cpu = process.cpuUsage(cpu0);
+        return { turns: runs * AGENT_TURNS_PER_RUN, cpuUs: cpu.user + cpu.system };
+      };
+      const blocks = [block(base), block(loop)];
+      const warmMs = spec.agentWarmupMs ?? spec.warmupMs;
+      for (let r = 0; r < 4; r++) for (const b of blocks) await b(warmMs / 4);
+      const rounds = 8;
+      const totals = blocks.map(() => ({ turns: 0, cpuUs: 0 }));
+      for (let r = 0; r < rounds; r++) {
+        for (const [i, b] of blocks.entries()) {
+          const res = await b((2 * spec.durationMs) / rounds);
+          totals[i].turns += res.turns;
+          totals[i].cpuUs += res.cpuUs;
+        }
+      }
+      const [rawUs, loopUs] = totals.map((t) => t.cpuUs / t.turns);
+      return { rawCpuUsPerTurn: rawUs, hostCpuUsPerTurn: loopUs, ratio: loopUs / rawUs };
+    } finally {
+      await Promise.all([base.close(), loop.close()]);
     }
   },
 };

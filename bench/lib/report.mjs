@@ -233,6 +233,13 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
       'a large figure there means the loop was not yet warm.',
   );
   lines.push(
+    "- The agent loop's target reads the paired row: one process holds raw's hand loop and the loop under test, " +
+      'each with its own three raw stdio servers, warms both, then measures them in alternating blocks (8 rounds, ' +
+      `${(2 * config.durationMs) / 8} ms per loop per round); CPU per turn is the process's during each loop's blocks. ` +
+      'Separate cells read 0.80x-1.67x of raw for the same build on a loaded machine; raw paired with raw is the ' +
+      "method's floor of noise. The fake model's code sees both loops' messages, so its cost is shared by both.",
+  );
+  lines.push(
     '- The legacy session rows and their "vs modern" ratios come from one cell per implementation: one client ' +
       'process with a modern connection and a 2025-11-25 session connection, each to its own server, measured in ' +
       'alternating blocks (8 rounds of 200 ms, 1.6 s per era) after both are warm. Cells run minutes apart differ ' +
