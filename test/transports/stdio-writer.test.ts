@@ -78,6 +78,46 @@ describe('stdio LineWriter', () => {
     expect(writes).toHaveLength(4);
   });
 
+  it('hands a stream still writing its batches as bytes, in slices of 128 KiB, in order', async () => {
+    const chunks: Array<string | Buffer> = [];
+    const held: Array<() => void> = [];
+    const stream = new Writable({
+      decodeStrings: false,
+      highWaterMark: 1024 * 1024,
+      write(chunk: string | Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        held.push(callback);
+      },
+    });
+    const writer = new LineWriter(stream);
+    await writer.write({ jsonrpc: '2.0', method: 'first' });
+    // The stream is still writing the first batch: a burst of 300 lines of about 1,000 characters follows.
+    const text = 'é'.repeat(960);
+    const sent = Array.from({ length: 300 }, (_, id) =>
+      writer.write({ jsonrpc: '2.0', id, result: { text } }),
+    );
+    await new Promise((resolve) => process.nextTick(resolve));
+    // The stream queued the burst's slices; each is handed to `write` as the one before it completes.
+    while (held.length > 0) {
+      held.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(sent);
+    expect(typeof chunks[0]).toBe('string');
+    const queued = chunks.slice(1);
+    expect(queued.every((chunk) => Buffer.isBuffer(chunk))).toBe(true);
+    const lengths = queued.map((chunk) => chunk.toString('utf8').length);
+    expect(lengths.slice(0, -1).every((length) => length >= 128 * 1024 && length < 129 * 1024)).toBe(true);
+    expect(lengths.length).toBeGreaterThan(1);
+    const ids = queued
+      .map((chunk) => chunk.toString('utf8'))
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { id: number; result: { text: string } }).id);
+    expect(ids).toEqual(Array.from({ length: 300 }, (_, id) => id));
+  });
+
   it('reports a failed slice with the ids of the requests it held, each once', async () => {
     // A stream whose buffer stays full (every write waits for 'drain') and that then closes.
     const chunks: string[] = [];
