@@ -4,12 +4,30 @@
  */
 import { NEVER, epochOf, clockMs } from './deadlines.js';
 import { LocalError } from './errors.js';
+import { isSerialisedOnce } from './serialise.js';
 import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
 
-export interface Pending {
+/**
+ * What many requests have in common, shared by them: their method, options and tag, and a `serialisedOnce`
+ * `_meta` in their params (a 2026-07-28 client's, the same in every request).
+ */
+export interface RequestKind {
   readonly method: string;
-  /** What it was sent with: `RequestOptions.onfailure` may send it again. */
-  readonly params: Params;
+  readonly options: RequestOptions | undefined;
+  /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
+  readonly tag: unknown;
+  /** The params' `_meta` when it is a `serialisedOnce` object: left out of `Pending.sent`, put back in `params`. */
+  readonly meta: object | undefined;
+}
+
+export interface Pending {
+  readonly kind: RequestKind;
+  /**
+   * The params it was sent with, for `onresult` / `onfailure` to send again: their JSON text (less `kind.meta`),
+   * which is what went on the wire whatever the caller does to its objects afterwards, and smaller than the
+   * objects; the params themselves when JSON cannot express them (a transport that passes objects takes them).
+   */
+  readonly sent: string | Params;
   /**
    * Settles the caller's promise; a failure resolves it with a rejected promise (`rejectPending`). The promise's
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
@@ -17,11 +35,70 @@ export interface Pending {
   readonly resolve: (result: Result | Promise<Result>) => void;
   /** When it was sent (`clockMs` ms). */
   readonly startedAt: number;
-  readonly options: RequestOptions | undefined;
   /** When it times out (`clockMs` ms); NEVER when it never does. Its cancellation signal is `options.signal`. */
   deadline: number;
-  /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
-  readonly tag: unknown;
+}
+
+/**
+ * The kind of each request sent: the last one made is reused while requests keep the same method, options,
+ * tag and `_meta` (a burst of calls, a client's requests without options of their own). It stays referenced
+ * until a request of another kind is sent.
+ */
+export class RequestKinds {
+  #last: RequestKind | undefined;
+
+  of(
+    method: string,
+    options: RequestOptions | undefined,
+    tag: unknown,
+    meta: object | undefined,
+  ): RequestKind {
+    const last = this.#last;
+    if (
+      last !== undefined &&
+      last.method === method &&
+      last.options === options &&
+      last.tag === tag &&
+      last.meta === meta
+    )
+      return last;
+    this.#last = { method, options, tag, meta };
+    return this.#last;
+  }
+}
+
+/** The `_meta` of `params` to leave out of their text: a `serialisedOnce` one, if `params` can be changed. */
+export function sharedMetaOf(params: Params): object | undefined {
+  const meta = params?._meta;
+  return isSerialisedOnce(meta) && !Object.isFrozen(params) ? (meta as object) : undefined;
+}
+
+/**
+ * The params as `Pending.sent` keeps them. `meta` (from `sharedMetaOf`) is left out for the serialisation:
+ * `undefined` members are not serialised.
+ */
+export function sentForm(params: Params, meta: object | undefined): string | Params {
+  if (params === undefined) return undefined;
+  try {
+    if (meta === undefined) return JSON.stringify(params);
+    params._meta = undefined;
+    try {
+      return JSON.stringify(params);
+    } finally {
+      params._meta = meta;
+    }
+  } catch {
+    // Not JSON (a BigInt, a cycle) or a `_meta` that cannot be set: the transport decides what becomes of it.
+    return params;
+  }
+}
+
+/** The params a request was sent with, from what `Pending.sent` kept: a new object on each call. */
+export function paramsOf(kind: RequestKind, sent: string | Params): Params {
+  if (typeof sent !== 'string') return sent;
+  const params = JSON.parse(sent) as Record<string, unknown>;
+  if (kind.meta !== undefined) params._meta = kind.meta;
+  return params;
 }
 
 let captured: Pending['resolve'] | undefined;
@@ -42,8 +119,9 @@ export function capturedResolve(): Pending['resolve'] {
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
 export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clockMs()): number {
-  const timeoutMs = pending.options?.timeoutMs ?? defaultTimeoutMs;
-  const maxTotal = pending.options?.maxTotalTimeoutMs;
+  const options = pending.kind.options;
+  const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs;
+  const maxTotal = options?.maxTotalTimeoutMs;
   const remainingTotal =
     maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
   const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
@@ -53,11 +131,11 @@ export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clo
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
   return new LocalError(
     'timeout',
-    `request ${pending.method} timed out after ${now - pending.startedAt} ms`,
+    `request ${pending.kind.method} timed out after ${now - pending.startedAt} ms`,
     {
       data: {
-        timeoutMs: pending.options?.timeoutMs ?? defaultTimeoutMs,
-        maxTotalTimeoutMs: pending.options?.maxTotalTimeoutMs,
+        timeoutMs: pending.kind.options?.timeoutMs ?? defaultTimeoutMs,
+        maxTotalTimeoutMs: pending.kind.options?.maxTotalTimeoutMs,
       },
     },
   );
@@ -76,30 +154,45 @@ export type Resend = (
   tag: unknown,
 ) => Promise<Result>;
 
-/** What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request. */
+/**
+ * What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request; the
+ * params are made again from what was kept when first read.
+ */
 class Sent implements SentRequest {
-  readonly method: string;
-  readonly params: Params;
-  readonly options: RequestOptions | undefined;
-  readonly tag: unknown;
+  readonly #kind: RequestKind;
+  readonly #sent: string | Params;
+  #params: Params | undefined;
   readonly #startedAt: number;
   readonly #resend: Resend;
 
   constructor(
-    method: string,
-    params: Params,
-    options: RequestOptions | undefined,
-    tag: unknown,
+    kind: RequestKind,
+    sent: string | Params,
     /** When it was sent (clockMs). */
     startedAt: number,
     resend: Resend,
   ) {
-    this.method = method;
-    this.params = params;
-    this.options = options;
-    this.tag = tag;
+    this.#kind = kind;
+    this.#sent = sent;
     this.#startedAt = startedAt;
     this.#resend = resend;
+  }
+
+  get method(): string {
+    return this.#kind.method;
+  }
+
+  get params(): Params {
+    this.#params ??= paramsOf(this.#kind, this.#sent);
+    return this.#params;
+  }
+
+  get options(): RequestOptions | undefined {
+    return this.#kind.options;
+  }
+
+  get tag(): unknown {
+    return this.#kind.tag;
   }
 
   get startedAt(): number {
@@ -107,12 +200,12 @@ class Sent implements SentRequest {
   }
 
   resend(params: Params, options?: RequestOptions): Promise<Result> {
-    return this.#resend(this.method, params, options, this.tag);
+    return this.#resend(this.#kind.method, params, options, this.#kind.tag);
   }
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.method, pending.params, pending.options, pending.tag, pending.startedAt, resend);
+  return new Sent(pending.kind, pending.sent, pending.startedAt, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -122,7 +215,7 @@ function rejectPending(pending: Pending, error: unknown): void {
 
 /** Ends a request taken off the table with its result, or with what its `onresult` makes of it. */
 export function resolvePending(resend: Resend, pending: Pending, result: Result): void {
-  const onresult = pending.options?.onresult;
+  const onresult = pending.kind.options?.onresult;
   if (onresult === undefined) {
     pending.resolve(result);
     return;
@@ -136,7 +229,7 @@ export function resolvePending(resend: Resend, pending: Pending, result: Result)
 
 /** Ends a request taken off the table with `error`, or with what its `onfailure` makes of it. */
 export function failPending(resend: Resend, pending: Pending, error: unknown): void {
-  const onfailure = pending.options?.onfailure;
+  const onfailure = pending.kind.options?.onfailure;
   if (onfailure === undefined) {
     rejectPending(pending, error);
     return;
@@ -160,6 +253,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent(method, params, options, tag, clockMs(), resend))),
+    resolve(onfailure(error, new Sent({ method, options, tag, meta: undefined }, params, clockMs(), resend))),
   );
 }
