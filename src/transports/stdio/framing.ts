@@ -213,13 +213,13 @@ export function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
 const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
- * A batch as the stream should hold it. A stream still writing an earlier batch queues this one until then; a
- * string would wait in the V8 heap, and a burst's batches, surviving scavenge after scavenge while the peer
+ * A batch as the stream should hold it. A stream past its high-water mark (the peer reads slower than this side
+ * writes) queues it until the earlier ones are written; a string would wait in the V8 heap, and a burst's batches, surviving scavenge after scavenge while the peer
  * reads, make V8 grow its young generation for good. As bytes (a Buffer, outside the V8 heap) it is memory the
  * write frees. A pipe encodes a string to bytes when it writes it anyway: the same work, done earlier.
  */
 function queuedForm(stream: Writable, text: string): string | Buffer {
-  return stream.writableLength > 0 && !stream.writableObjectMode ? Buffer.from(text, 'utf8') : text;
+  return stream.writableNeedDrain && !stream.writableObjectMode ? Buffer.from(text, 'utf8') : text;
 }
 
 /**
@@ -230,7 +230,7 @@ function queuedForm(stream: Writable, text: string): string | Buffer {
 const SLICE_CHARS = 8 * 1024;
 
 /**
- * The slice while the stream is still writing an earlier one: the peer has that to read, so a smaller slice
+ * The slice while the stream is past its high-water mark: the peer has the queue to read, so a smaller slice
  * would not start it sooner, and a burst queued as few large Buffers left less resident memory behind it than
  * as many 8 KiB ones (bench/NOTES-perf.md, "seventh round").
  */
@@ -315,7 +315,7 @@ export class LineWriter {
       this.#pendingLength += line.length;
     }
     const length = this.#pendingLength;
-    if (length >= SLICE_CHARS && (length >= QUEUED_SLICE_CHARS || !(this.#stream.writableLength > 0)))
+    if (length >= SLICE_CHARS && (length >= QUEUED_SLICE_CHARS || this.#stream.writableNeedDrain !== true))
       this.flush();
   }
 
