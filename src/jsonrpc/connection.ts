@@ -19,13 +19,10 @@ import {
   type Resend,
   cancelledError,
   captureResolve,
-  capturedResolve,
   deadlineOf,
   failBeforeSending,
   failPending,
   resolvePending,
-  sentForm,
-  sharedMetaOf,
   timeoutError,
 } from './pending.js';
 import { RequestTable } from './request-table.js';
@@ -176,14 +173,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
     const promise = new Promise<Result>(captureResolve);
     const now = clockMs();
-    const meta = sharedMetaOf(outgoingParams);
-    const pending: Pending = {
-      kind: this.#kinds.of(method, options, tag, meta),
-      sent: sentForm(outgoingParams, meta),
-      resolve: capturedResolve(),
-      startedAt: now,
-      deadline: NEVER,
-    };
+    const pending = this.#kinds.record(method, outgoingParams, options, tag, now);
     this.#pending.set(id, pending);
     pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
     if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);

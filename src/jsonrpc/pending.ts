@@ -40,30 +40,30 @@ export interface Pending {
 }
 
 /**
- * The kind of each request sent: the last one made is reused while requests keep the same method, options,
- * tag and `_meta` (a burst of calls, a client's requests without options of their own). It stays referenced
- * until a request of another kind is sent.
+ * Makes each request's Pending record. Its kind is the last one made while requests keep the same method,
+ * options, tag and `_meta` (a burst of calls, a client's requests without options of their own); that kind
+ * stays referenced until a request of another kind is sent.
  */
 export class RequestKinds {
   #last: RequestKind | undefined;
 
-  of(
+  /** The record of a request just sent, its promise made with `captureResolve`; no deadline yet. */
+  record(
     method: string,
+    params: Params,
     options: RequestOptions | undefined,
     tag: unknown,
-    meta: object | undefined,
-  ): RequestKind {
-    const last = this.#last;
-    if (
-      last !== undefined &&
-      last.method === method &&
-      last.options === options &&
-      last.tag === tag &&
-      last.meta === meta
-    )
-      return last;
-    this.#last = { method, options, tag, meta };
-    return this.#last;
+    now: number,
+  ): Pending {
+    // First: serialising the params may run a toJSON that makes another request's promise.
+    const resolve = capturedResolve();
+    const meta = sharedMetaOf(params);
+    let kind = this.#last;
+    if (kind?.method !== method || kind.options !== options || kind.tag !== tag || kind.meta !== meta) {
+      kind = { method, options, tag, meta };
+      this.#last = kind;
+    }
+    return { kind, sent: sentForm(params, meta), resolve, startedAt: now, deadline: NEVER };
   }
 }
 
