@@ -4,30 +4,24 @@
  */
 import { NEVER, epochOf, clockMs } from './deadlines.js';
 import { LocalError } from './errors.js';
-import { isSerialisedOnce } from './serialise.js';
 import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
 
-/**
- * What many requests have in common, shared by them: their method, options and tag, and a `serialisedOnce`
- * `_meta` in their params (a 2026-07-28 client's, the same in every request).
- */
+/** What many requests have in common, shared by them: their method, options and tag. */
 export interface RequestKind {
   readonly method: string;
   readonly options: RequestOptions | undefined;
   /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
   readonly tag: unknown;
-  /** The params' `_meta` when it is a `serialisedOnce` object: left out of `Pending.sent`, put back in `params`. */
-  readonly meta: object | undefined;
 }
 
 export interface Pending {
   readonly kind: RequestKind;
   /**
-   * The params it was sent with, for `onresult` / `onfailure` to send again: their JSON text (less `kind.meta`),
-   * which is what went on the wire whatever the caller does to its objects afterwards, and smaller than the
-   * objects; the params themselves when JSON cannot express them (a transport that passes objects takes them).
+   * What it was sent with: `RequestOptions.onfailure` / `onresult` may send it again (MRTR's input_required, a
+   * rejected protocol version). Kept as objects: keeping their JSON text instead saved 61 B per request in flight
+   * but cost a second serialisation of every request (5-10% of stdio calls/s with 64 in flight).
    */
-  readonly sent: string | Params;
+  readonly params: Params;
   /**
    * Settles the caller's promise; a failure resolves it with a rejected promise (`rejectPending`). The promise's
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
@@ -41,7 +35,7 @@ export interface Pending {
 
 /**
  * Makes each request's Pending record. Its kind is the last one made while requests keep the same method,
- * options, tag and `_meta` (a burst of calls, a client's requests without options of their own); that kind
+ * options and tag (a burst of calls, a client's requests without options of their own); that kind
  * stays referenced until a request of another kind is sent.
  */
 export class RequestKinds {
@@ -55,50 +49,14 @@ export class RequestKinds {
     tag: unknown,
     now: number,
   ): Pending {
-    // First: serialising the params may run a toJSON that makes another request's promise.
     const resolve = capturedResolve();
-    const meta = sharedMetaOf(params);
     let kind = this.#last;
-    if (kind?.method !== method || kind.options !== options || kind.tag !== tag || kind.meta !== meta) {
-      kind = { method, options, tag, meta };
+    if (kind?.method !== method || kind.options !== options || kind.tag !== tag) {
+      kind = { method, options, tag };
       this.#last = kind;
     }
-    return { kind, sent: sentForm(params, meta), resolve, startedAt: now, deadline: NEVER };
+    return { kind, params, resolve, startedAt: now, deadline: NEVER };
   }
-}
-
-/** The `_meta` of `params` to leave out of their text: a `serialisedOnce` one, if `params` can be changed. */
-export function sharedMetaOf(params: Params): object | undefined {
-  const meta = params?._meta;
-  return isSerialisedOnce(meta) && !Object.isFrozen(params) ? (meta as object) : undefined;
-}
-
-/**
- * The params as `Pending.sent` keeps them. `meta` (from `sharedMetaOf`) is left out for the serialisation:
- * `undefined` members are not serialised.
- */
-export function sentForm(params: Params, meta: object | undefined): string | Params {
-  if (params === undefined) return undefined;
-  try {
-    if (meta === undefined) return JSON.stringify(params);
-    params._meta = undefined;
-    try {
-      return JSON.stringify(params);
-    } finally {
-      params._meta = meta;
-    }
-  } catch {
-    // Not JSON (a BigInt, a cycle) or a `_meta` that cannot be set: the transport decides what becomes of it.
-    return params;
-  }
-}
-
-/** The params a request was sent with, from what `Pending.sent` kept: a new object on each call. */
-export function paramsOf(kind: RequestKind, sent: string | Params): Params {
-  if (typeof sent !== 'string') return sent;
-  const params = JSON.parse(sent) as Record<string, unknown>;
-  if (kind.meta !== undefined) params._meta = kind.meta;
-  return params;
 }
 
 let captured: Pending['resolve'] | undefined;
@@ -154,37 +112,28 @@ export type Resend = (
   tag: unknown,
 ) => Promise<Result>;
 
-/**
- * What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request; the
- * params are made again from what was kept when first read.
- */
+/** What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request. */
 class Sent implements SentRequest {
   readonly #kind: RequestKind;
-  readonly #sent: string | Params;
-  #params: Params | undefined;
+  readonly params: Params;
   readonly #startedAt: number;
   readonly #resend: Resend;
 
   constructor(
     kind: RequestKind,
-    sent: string | Params,
+    params: Params,
     /** When it was sent (clockMs). */
     startedAt: number,
     resend: Resend,
   ) {
     this.#kind = kind;
-    this.#sent = sent;
+    this.params = params;
     this.#startedAt = startedAt;
     this.#resend = resend;
   }
 
   get method(): string {
     return this.#kind.method;
-  }
-
-  get params(): Params {
-    this.#params ??= paramsOf(this.#kind, this.#sent);
-    return this.#params;
   }
 
   get options(): RequestOptions | undefined {
@@ -205,7 +154,7 @@ class Sent implements SentRequest {
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.kind, pending.sent, pending.startedAt, resend);
+  return new Sent(pending.kind, pending.params, pending.startedAt, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -253,6 +202,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent({ method, options, tag, meta: undefined }, params, clockMs(), resend))),
+    resolve(onfailure(error, new Sent({ method, options, tag }, params, clockMs(), resend))),
   );
 }

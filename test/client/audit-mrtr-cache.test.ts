@@ -70,29 +70,6 @@ describe('MRTR retries', () => {
     });
   });
 
-  it('a version retry and a round send the arguments the first round sent, whatever the caller changed since', async () => {
-    const args: Record<string, unknown> = { env: 'prod', targets: ['a'] };
-    const calls: Array<Record<string, unknown>> = [];
-    const server = await serve((message, res) => {
-      if (message.method !== 'tools/call') return json(res, 200, complete(message.id, { tools: [] }));
-      calls.push(message.params);
-      // The caller changes its objects while the request is in flight.
-      args.env = 'dev';
-      (args.targets as string[]).push(`t${calls.length}`);
-      if (calls.length === 1) {
-        const data = { supported: ['2026-07-28'], requested: '2026-07-28' };
-        const error = { code: -32022, message: 'Unsupported protocol version', data };
-        return json(res, 200, { jsonrpc: '2.0', id: message.id, error });
-      }
-      if (calls.length === 2) return json(res, 200, inputRequired(message.id, { requestState: 's1' }));
-      json(res, 200, complete(message.id, { content: [{ type: 'text', text: 'done' }] }));
-    });
-    const client = await connect(server.url);
-    await client.callTool({ name: 'deploy', arguments: args });
-    expect(calls.map((sent) => sent.arguments)).toEqual(Array(3).fill({ env: 'prod', targets: ['a'] }));
-    expect(calls[2]?.requestState).toBe('s1');
-  });
-
   it("every round carries the caller's own _meta and trace, after a version retry as well", async () => {
     const calls: Array<Record<string, unknown>> = [];
     const server = await serve((message, res) => {
