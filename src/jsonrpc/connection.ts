@@ -15,10 +15,10 @@ import {
 import { type ProtocolHooks, noHooks } from './hooks.js';
 import {
   type Pending,
+  RequestKinds,
   type Resend,
   cancelledError,
   captureResolve,
-  capturedResolve,
   deadlineOf,
   failBeforeSending,
   failPending,
@@ -72,20 +72,23 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
   readonly #pending = new RequestTable<Pending>();
+  readonly #kinds = new RequestKinds();
   readonly #incoming = new RequestTable<Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
   readonly #signals = new SignalWatch((id, signal) => {
     const pending = this.#pending.get(id);
-    if (pending) this.#cancelOutgoing(id, cancelledError(pending.method, signal.reason), signal.reason);
+    if (pending) this.#cancelOutgoing(id, cancelledError(pending.kind.method, signal.reason), signal.reason);
   });
   #fallbackRequestHandler: ((method: string) => RequestHandler<Outgoing> | undefined) | undefined;
   readonly #sends = new SendWatch((ids, error) => {
     for (const id of ids) {
       const pending = this.#settle(id);
       if (!pending) continue;
-      const failure = new LocalError('transport_error', `failed to send ${pending.method}`, { cause: error });
+      const failure = new LocalError('transport_error', `failed to send ${pending.kind.method}`, {
+        cause: error,
+      });
       failPending(this.#resend, pending, failure);
     }
   });
@@ -170,15 +173,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
     const promise = new Promise<Result>(captureResolve);
     const now = clockMs();
-    const pending: Pending = {
-      method,
-      params: outgoingParams,
-      resolve: capturedResolve(),
-      startedAt: now,
-      options,
-      deadline: NEVER,
-      tag,
-    };
+    const pending = this.#kinds.record(method, outgoingParams, options, tag, now);
     this.#pending.set(id, pending);
     pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
     if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);
@@ -229,7 +224,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (!pending) return undefined;
     this.#pending.delete(id);
     if (pending.deadline !== NEVER) this.#deadlines.release();
-    const signal = pending.options?.signal;
+    const signal = pending.kind.options?.signal;
     if (signal) this.#signals.delete(signal, id);
     return pending;
   }
@@ -305,9 +300,9 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
 
   #onProgress(token: RequestId, params: Record<string, unknown>): void {
     const pending = this.#pending.get(token);
-    const onprogress = pending?.options?.onprogress;
+    const onprogress = pending?.kind.options?.onprogress;
     if (!pending || !onprogress) return;
-    if (pending.options?.resetTimeoutOnProgress !== false && pending.deadline !== NEVER) {
+    if (pending.kind.options?.resetTimeoutOnProgress !== false && pending.deadline !== NEVER) {
       pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
       this.#deadlines.move(pending.deadline);
     }

@@ -6,9 +6,21 @@ import { NEVER, epochOf, clockMs } from './deadlines.js';
 import { LocalError } from './errors.js';
 import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
 
-export interface Pending {
+/** What many requests have in common, shared by them: their method, options and tag. */
+export interface RequestKind {
   readonly method: string;
-  /** What it was sent with: `RequestOptions.onfailure` may send it again. */
+  readonly options: RequestOptions | undefined;
+  /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
+  readonly tag: unknown;
+}
+
+export interface Pending {
+  readonly kind: RequestKind;
+  /**
+   * What it was sent with: `RequestOptions.onfailure` / `onresult` may send it again (MRTR's input_required, a
+   * rejected protocol version). Kept as objects: keeping their JSON text instead saved 61 B per request in flight
+   * but cost a second serialisation of every request (5-10% of stdio calls/s with 64 in flight).
+   */
   readonly params: Params;
   /**
    * Settles the caller's promise; a failure resolves it with a rejected promise (`rejectPending`). The promise's
@@ -17,11 +29,34 @@ export interface Pending {
   readonly resolve: (result: Result | Promise<Result>) => void;
   /** When it was sent (`clockMs` ms). */
   readonly startedAt: number;
-  readonly options: RequestOptions | undefined;
   /** When it times out (`clockMs` ms); NEVER when it never does. Its cancellation signal is `options.signal`. */
   deadline: number;
-  /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
-  readonly tag: unknown;
+}
+
+/**
+ * Makes each request's Pending record. Its kind is the last one made while requests keep the same method,
+ * options and tag (a burst of calls, a client's requests without options of their own); that kind
+ * stays referenced until a request of another kind is sent.
+ */
+export class RequestKinds {
+  #last: RequestKind | undefined;
+
+  /** The record of a request just sent, its promise made with `captureResolve`; no deadline yet. */
+  record(
+    method: string,
+    params: Params,
+    options: RequestOptions | undefined,
+    tag: unknown,
+    now: number,
+  ): Pending {
+    const resolve = capturedResolve();
+    let kind = this.#last;
+    if (kind?.method !== method || kind.options !== options || kind.tag !== tag) {
+      kind = { method, options, tag };
+      this.#last = kind;
+    }
+    return { kind, params, resolve, startedAt: now, deadline: NEVER };
+  }
 }
 
 let captured: Pending['resolve'] | undefined;
@@ -42,8 +77,9 @@ export function capturedResolve(): Pending['resolve'] {
 
 /** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
 export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clockMs()): number {
-  const timeoutMs = pending.options?.timeoutMs ?? defaultTimeoutMs;
-  const maxTotal = pending.options?.maxTotalTimeoutMs;
+  const options = pending.kind.options;
+  const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs;
+  const maxTotal = options?.maxTotalTimeoutMs;
   const remainingTotal =
     maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
   const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
@@ -53,11 +89,11 @@ export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clo
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
   return new LocalError(
     'timeout',
-    `request ${pending.method} timed out after ${now - pending.startedAt} ms`,
+    `request ${pending.kind.method} timed out after ${now - pending.startedAt} ms`,
     {
       data: {
-        timeoutMs: pending.options?.timeoutMs ?? defaultTimeoutMs,
-        maxTotalTimeoutMs: pending.options?.maxTotalTimeoutMs,
+        timeoutMs: pending.kind.options?.timeoutMs ?? defaultTimeoutMs,
+        maxTotalTimeoutMs: pending.kind.options?.maxTotalTimeoutMs,
       },
     },
   );
@@ -78,28 +114,34 @@ export type Resend = (
 
 /** What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request. */
 class Sent implements SentRequest {
-  readonly method: string;
+  readonly #kind: RequestKind;
   readonly params: Params;
-  readonly options: RequestOptions | undefined;
-  readonly tag: unknown;
   readonly #startedAt: number;
   readonly #resend: Resend;
 
   constructor(
-    method: string,
+    kind: RequestKind,
     params: Params,
-    options: RequestOptions | undefined,
-    tag: unknown,
     /** When it was sent (clockMs). */
     startedAt: number,
     resend: Resend,
   ) {
-    this.method = method;
+    this.#kind = kind;
     this.params = params;
-    this.options = options;
-    this.tag = tag;
     this.#startedAt = startedAt;
     this.#resend = resend;
+  }
+
+  get method(): string {
+    return this.#kind.method;
+  }
+
+  get options(): RequestOptions | undefined {
+    return this.#kind.options;
+  }
+
+  get tag(): unknown {
+    return this.#kind.tag;
   }
 
   get startedAt(): number {
@@ -107,12 +149,12 @@ class Sent implements SentRequest {
   }
 
   resend(params: Params, options?: RequestOptions): Promise<Result> {
-    return this.#resend(this.method, params, options, this.tag);
+    return this.#resend(this.#kind.method, params, options, this.#kind.tag);
   }
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.method, pending.params, pending.options, pending.tag, pending.startedAt, resend);
+  return new Sent(pending.kind, pending.params, pending.startedAt, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -122,7 +164,7 @@ function rejectPending(pending: Pending, error: unknown): void {
 
 /** Ends a request taken off the table with its result, or with what its `onresult` makes of it. */
 export function resolvePending(resend: Resend, pending: Pending, result: Result): void {
-  const onresult = pending.options?.onresult;
+  const onresult = pending.kind.options?.onresult;
   if (onresult === undefined) {
     pending.resolve(result);
     return;
@@ -136,7 +178,7 @@ export function resolvePending(resend: Resend, pending: Pending, result: Result)
 
 /** Ends a request taken off the table with `error`, or with what its `onfailure` makes of it. */
 export function failPending(resend: Resend, pending: Pending, error: unknown): void {
-  const onfailure = pending.options?.onfailure;
+  const onfailure = pending.kind.options?.onfailure;
   if (onfailure === undefined) {
     rejectPending(pending, error);
     return;
@@ -160,6 +202,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent(method, params, options, tag, clockMs(), resend))),
+    resolve(onfailure(error, new Sent({ method, options, tag }, params, clockMs(), resend))),
   );
 }

@@ -78,6 +78,49 @@ describe('stdio LineWriter', () => {
     expect(writes).toHaveLength(4);
   });
 
+  it('hands a stream past its high-water mark its batches as bytes, in slices of 128 KiB, in order', async () => {
+    const chunks: Array<string | Buffer> = [];
+    const held: Array<() => void> = [];
+    const stream = new Writable({
+      decodeStrings: false,
+      highWaterMark: 1024,
+      write(chunk: string | Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        held.push(callback);
+      },
+    });
+    const writer = new LineWriter(stream);
+    // A burst of 300 lines of about 1,000 characters to a stream that writes nothing until released.
+    const text = 'é'.repeat(960);
+    const sent = Array.from({ length: 300 }, (_, id) =>
+      writer.write({ jsonrpc: '2.0', id, result: { text } }),
+    );
+    await new Promise((resolve) => process.nextTick(resolve));
+    // The stream queued the slices; each reaches `write` as the one before it completes.
+    while (held.length > 0) {
+      held.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(sent);
+    // The first slice (8 KiB) took the stream past its mark; every later one was queued as bytes.
+    const lengths = chunks.map((chunk) => chunk.toString('utf8').length);
+    expect(typeof chunks[0]).toBe('string');
+    expect(lengths[0]).toBeGreaterThanOrEqual(8 * 1024);
+    expect(lengths[0]).toBeLessThan(9 * 1024);
+    const queued = chunks.slice(1);
+    expect(queued.length).toBeGreaterThan(1);
+    expect(queued.every((chunk) => Buffer.isBuffer(chunk))).toBe(true);
+    const full = lengths.slice(1, -1);
+    expect(full.every((length) => length >= 128 * 1024 && length < 129 * 1024)).toBe(true);
+    const ids = chunks
+      .map((chunk) => chunk.toString('utf8'))
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { id: number }).id);
+    expect(ids).toEqual(Array.from({ length: 300 }, (_, id) => id));
+  });
+
   it('reports a failed slice with the ids of the requests it held, each once', async () => {
     // A stream whose buffer stays full (every write waits for 'drain') and that then closes.
     const chunks: string[] = [];

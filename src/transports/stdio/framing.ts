@@ -213,11 +213,28 @@ export function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
 const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
+ * A batch as the stream should hold it. A stream past its high-water mark (the peer reads slower than this side
+ * writes) queues it until the earlier ones are written; a string would wait in the V8 heap, and a burst's batches, surviving scavenge after scavenge while the peer
+ * reads, make V8 grow its young generation for good. As bytes (a Buffer, outside the V8 heap) it is memory the
+ * write frees. A pipe encodes a string to bytes when it writes it anyway: the same work, done earlier.
+ */
+function queuedForm(stream: Writable, text: string): string | Buffer {
+  return stream.writableNeedDrain && !stream.writableObjectMode ? Buffer.from(text, 'utf8') : text;
+}
+
+/**
  * A tick's batch goes out as soon as it holds this many UTF-16 units: when one tick makes many messages (a chunk
  * of answers each starting the next request, a burst of calls), the peer, a process often on the other core,
  * starts on the first slice while this side is still making the rest, instead of both taking turns.
  */
 const SLICE_CHARS = 8 * 1024;
+
+/**
+ * The slice while the stream is past its high-water mark: the peer has the queue to read, so a smaller slice
+ * would not start it sooner, and a burst queued as few large Buffers left less resident memory behind it than
+ * as many 8 KiB ones (bench/NOTES-perf.md, "seventh round").
+ */
+const QUEUED_SLICE_CHARS = 128 * 1024;
 
 /**
  * Writes framed messages. Every message sent in one tick is coalesced into one write from process.nextTick,
@@ -297,7 +314,9 @@ export class LineWriter {
       this.#pending += line;
       this.#pendingLength += line.length;
     }
-    if (this.#pendingLength >= SLICE_CHARS) this.flush();
+    const length = this.#pendingLength;
+    if (length >= SLICE_CHARS && (length >= QUEUED_SLICE_CHARS || this.#stream.writableNeedDrain !== true))
+      this.flush();
   }
 
   #writeNow(text: string): Promise<void> {
@@ -306,7 +325,7 @@ export class LineWriter {
       return Promise.reject(
         new LocalError('connection_closed', 'the stream closed before the message was written'),
       );
-    if (stream.write(text)) return WRITTEN;
+    if (stream.write(queuedForm(stream, text))) return WRITTEN;
     return this.#drain();
   }
 
