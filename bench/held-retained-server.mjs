@@ -89,5 +89,6 @@ try {
   }
 } finally {
   await client.close();
-  rmSync(dir, { recursive: true, force: true });
+  if (!process.env.KEEP_SNAPSHOTS) rmSync(dir, { recursive: true, force: true });
+  else console.log(`snapshots kept in ${dir}`);
 }
