@@ -34,22 +34,26 @@ type AnyAjv = {
   errors?: unknown;
 };
 
+/**
+ * ajv's options for tool schemas; the subset validator gives the same verdicts and first messages as ajv with
+ * these. addUsedSchema: false — a schema's `$id` never registers it globally, so two tools may share an `$id`
+ * and one tool's schema can never be `$ref`-ed from another's.
+ */
+export const AJV_OPTIONS = {
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  addUsedSchema: false,
+  logger: false,
+} as const;
+
 const instances = new Map<Dialect, AnyAjv>();
 
 function ajvFor(dialect: Dialect): AnyAjv {
   let ajv = instances.get(dialect);
   if (ajv) return ajv;
-  // addUsedSchema: false — a schema's `$id` never registers it globally, so two tools may share an `$id` and one
-  // tool's schema can never be `$ref`-ed from another's.
-  const options = {
-    strict: false,
-    allErrors: false,
-    validateFormats: false,
-    addUsedSchema: false,
-    logger: false,
-  } as const;
   const AjvClass = ajvClass(dialect);
-  ajv = new AjvClass(options);
+  ajv = new AjvClass(AJV_OPTIONS);
   instances.set(dialect, ajv);
   return ajv;
 }

@@ -4,11 +4,11 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { compileSchema } from '../../src/server/schema.js';
+import { AJV_OPTIONS, compileSchema } from '../../src/server/schema.js';
 import { isSimpleSchema } from '../../src/server/schema-subset.js';
 import { compileSubsetValidator } from '../../src/server/schema-validator.js';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, logger: false });
+const ajv = new Ajv2020(AJV_OPTIONS);
 
 /** A member name with a quote, a newline, U+2028, a backtick, a template placeholder and a backslash. */
 const TEMPLATE_LIKE = `a'\n\u2028\`\${x}\`\\`;

@@ -7,18 +7,12 @@ import { Ajv as Ajv07, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { AJV_OPTIONS } from '../../src/server/schema.js';
 import { isSimpleSchema } from '../../src/server/schema-subset.js';
 import { compileSubsetValidator } from '../../src/server/schema-validator.js';
 import { anyValue, instanceFor, random, spoil, subschema } from './schema-generate.js';
 
-const options = {
-  strict: false,
-  allErrors: false,
-  validateFormats: false,
-  addUsedSchema: false,
-  logger: false,
-} as const;
-const dialects = [new Ajv2020(options), new Ajv2019(options), new Ajv07(options)];
+const dialects = [new Ajv2020(AJV_OPTIONS), new Ajv2019(AJV_OPTIONS), new Ajv07(AJV_OPTIONS)];
 
 /** What schema.ts reports for an ajv verdict. */
 function ajvOutcome(validate: ValidateFunction, value: unknown): string {
