@@ -28,7 +28,7 @@ import {
   type RateLimiter,
   type ToolPolicy,
 } from './governance.js';
-import type { ReadCache } from './response-cache.js';
+import { type ReadCache, cacheClock } from './response-cache.js';
 import { RelayedTask, type TaskRelay } from './tasks.js';
 import { PrincipalPool } from './upstreams.js';
 
@@ -141,7 +141,7 @@ export class Forwarder {
     let upstream: McpClient | undefined;
     let round: Exchange | undefined;
     // Taken before the request leaves: an update notified while it is in flight makes its answer stale.
-    const sentAt = Date.now();
+    const sentAt = cacheClock();
     const result = await this.#protocolErrors(full.server, () =>
       this.#run(full, context, { uri: full.name }, (exchange, client) => {
         upstream = client ?? this.#shared(full.server);

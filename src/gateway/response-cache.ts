@@ -104,12 +104,22 @@ const MAX_TTL_MS = 24 * 60 * 60 * 1000;
 /** Resources whose last update time is kept; past it the oldest is forgotten (its entries live out their TTL). */
 const MAX_UPDATED = 10_000;
 
+/**
+ * The time a read is sent and an update is learned, as epoch ms with the monotonic clock's fraction of a ms:
+ * Date.now()'s whole ms made a read sent in the same millisecond after an update look sent before it, so
+ * it was never stored. Monotonic within this process; across instances sharing a store it is as good as
+ * their wall clocks.
+ */
+export function cacheClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
 /** One upstream read to store: whose it was, and when it was sent (an update after that makes it stale). */
 export interface StoredRead {
   readonly server: string;
   readonly uri: string;
   readonly principal: string | undefined;
-  /** Epoch ms at which the request left for the upstream. */
+  /** When the request left for the upstream (`cacheClock`). */
   readonly sentAt: number;
 }
 
@@ -189,7 +199,7 @@ export class ReadCache {
     const key = resourceKey(server, uri);
     this.#updated.delete(key);
     if (this.#updated.size >= MAX_UPDATED) this.#updated.delete(this.#updated.keys().next().value!);
-    this.#updated.set(key, Date.now());
+    this.#updated.set(key, cacheClock());
   }
 
   /** A failing store is a miss; warned about once until it works again. */
