@@ -37,6 +37,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** redis-server and haproxy run under this guard: it ends them when the test process goes, even by SIGKILL. */
+const GUARD = join(import.meta.dirname, 'child-guard.mjs');
+
 const children = new Set<ChildProcess>();
 const dirs = new Set<string>();
 
@@ -109,7 +112,9 @@ export async function startRedis(options: { persistent?: boolean } = {}): Promis
   } else {
     args.push('--appendonly', 'no');
   }
-  const start = async () => (await startProcess(REDIS_SERVER, args, /Ready to accept connections/)).child;
+  const start = async () =>
+    (await startProcess(process.execPath, [GUARD, REDIS_SERVER, ...args], /Ready to accept connections/))
+      .child;
   const redis: RedisProcess = {
     port,
     child: await start(),
@@ -181,7 +186,9 @@ export async function startBalancer(instances: readonly Instance[]): Promise<str
       '',
     ].join('\n'),
   );
-  const child = spawn(HAPROXY, ['-f', config, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [GUARD, HAPROXY, '-f', config, '-db'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   children.add(child);
   for (let attempt = 0; attempt < 100; attempt++) {
     if (child.exitCode !== null) throw new Error('haproxy exited');
