@@ -214,9 +214,10 @@ const WRITTEN: Promise<void> = Promise.resolve();
 
 /**
  * A batch as the stream should hold it. A stream past its high-water mark (the peer reads slower than this side
- * writes) queues it until the earlier ones are written; a string would wait in the V8 heap, and a burst's batches, surviving scavenge after scavenge while the peer
- * reads, make V8 grow its young generation for good. As bytes (a Buffer, outside the V8 heap) it is memory the
- * write frees. A pipe encodes a string to bytes when it writes it anyway: the same work, done earlier.
+ * writes) queues it until the earlier ones are written; a string would wait in the V8 heap, and a burst's
+ * batches, surviving scavenge after scavenge while the peer reads, make V8 grow its young generation for good.
+ * As bytes (a Buffer, outside the V8 heap) it is memory the write frees. A pipe encodes a string to bytes when
+ * it writes it anyway: the same work, done earlier.
  */
 function queuedForm(stream: Writable, text: string): string | Buffer {
   return stream.writableNeedDrain && !stream.writableObjectMode ? Buffer.from(text, 'utf8') : text;
