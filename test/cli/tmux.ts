@@ -3,7 +3,7 @@
  * `capture-pane` reads the screen as a person would see it. The exit status lands in a file.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const hasTmux = (() => {
@@ -28,6 +28,8 @@ let sessions = 0;
 export class TmuxSession implements AsyncDisposable {
   readonly name = `agentforge-pty-${process.pid}-${++sessions}`;
   readonly #status: string;
+  /** This session's server's socket: kill-server leaves the file behind. */
+  readonly #socket: string;
 
   /** Runs `argv` (no shell parsing of its words) with `env` in a terminal of `width` x `height`. */
   constructor(dir: string, argv: readonly string[], env: Record<string, string>, width = 120, height = 40) {
@@ -35,24 +37,21 @@ export class TmuxSession implements AsyncDisposable {
     const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
     const assignments = Object.entries(env).map(([k, v]) => quote(`${k}=${v}`));
     const command = `env ${assignments.join(' ')} ${argv.map(quote).join(' ')}; echo $? > ${quote(this.#status)}; sleep 30`;
-    execFileSync('tmux', [
-      'new-session',
-      '-d',
-      '-s',
-      this.name,
-      '-x',
-      String(width),
-      '-y',
-      String(height),
-      command,
-    ]);
+    this.#tmux(['new-session', '-d', '-s', this.name, '-x', String(width), '-y', String(height), command]);
+    this.#socket = this.#tmux(['display-message', '-p', '#{socket_path}'], { encoding: 'utf8' }).trim();
+  }
+
+  /**
+   * A tmux command on this session's own server (`-L`): sessions sharing the default server raced it, a
+   * new-session reaching the server as the last session's kill made it exit ("server exited unexpectedly").
+   */
+  #tmux(args: readonly string[], options: { encoding?: 'utf8'; stdio?: 'ignore' } = {}): string {
+    return String(execFileSync('tmux', ['-L', this.name, ...args], options) ?? '');
   }
 
   /** The screen's text (the visible pane and what scrolled off it), trailing blanks trimmed. */
   screen(): string {
-    return execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-200', '-t', this.name], {
-      encoding: 'utf8',
-    })
+    return this.#tmux(['capture-pane', '-p', '-J', '-S', '-200', '-t', this.name], { encoding: 'utf8' })
       .split('\n')
       .map((line) => line.trimEnd())
       .join('\n')
@@ -75,16 +74,16 @@ export class TmuxSession implements AsyncDisposable {
   }
 
   type(keys: string): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, '-l', keys]);
+    this.#tmux(['send-keys', '-t', this.name, '-l', keys]);
   }
 
   /** A named key (`C-c`, `Escape`), as tmux spells it. */
   key(name: string): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, name]);
+    this.#tmux(['send-keys', '-t', this.name, name]);
   }
 
   enter(): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, 'Enter']);
+    this.#tmux(['send-keys', '-t', this.name, 'Enter']);
   }
 
   /** The command's exit code, once it has ended. */
@@ -99,9 +98,10 @@ export class TmuxSession implements AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     try {
-      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+      this.#tmux(['kill-server'], { stdio: 'ignore' });
     } catch {
       // already gone
     }
+    rmSync(this.#socket, { force: true });
   }
 }
