@@ -4,7 +4,7 @@
  * only on an instance of the group's type (schema-validator.ts tests the type first). Each function returns
  * statements that `return` the failure text, or '' when the schema has nothing to check there.
  */
-import { deepEqual } from '../util/deep-equal.js';
+import deepEqual from 'fast-deep-equal';
 import { type Codegen, type Path, child, fail, literal, typesOf } from './schema-codegen.js';
 import {
   TYPE_TESTS,

@@ -1,7 +1,7 @@
 /**
  * Functions the generated subset validators call, each matching what ajv's generated code does.
  */
-import { deepEqual } from '../util/deep-equal.js';
+import deepEqual from 'fast-deep-equal';
 
 /** Length in code points, a surrogate pair counting once, a lone surrogate once (ajv's ucs2length). */
 export function codePointLength(text: string): number {

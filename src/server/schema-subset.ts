@@ -1,4 +1,4 @@
-import { deepEqual } from '../util/deep-equal.js';
+import deepEqual from 'fast-deep-equal';
 import { isRecord } from '../util/record.js';
 /**
  * A fast proof that a JSON Schema is valid against its dialect's meta-schema, for the everyday subset tool
