@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { warmHeldPaths } from './lib/held.mjs';
 
 const implName = process.argv[2] ?? 'agentforge';
 const held = Number(process.argv[3] ?? 5000);
@@ -21,12 +22,7 @@ const client = await impl.connectStdio({
   command: process.execPath,
   args: ['--expose-gc', '--heapsnapshot-signal=SIGUSR2', marker, server, '--transport=stdio'],
 });
-const text = async (name, args) => (await client.call(name, args)).content[0].text;
-for (let i = 0; i < 3000; i++) await client.call('echo', { text: 'x' });
-const warmHeld = Array.from({ length: 100 }, () => client.call('hold', {}));
-while (Number(await text('count', {})) < 100);
-await text('release', {});
-await Promise.all(warmHeld);
+const text = await warmHeldPaths(client);
 const pid = Number(execFileSync('pgrep', ['-f', '-n', '--', marker]).toString().trim());
 
 /** A snapshot of the server's heap (it collects garbage first); the file once the server has written it all. */

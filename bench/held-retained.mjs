@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import { serverCommand } from './lib/proc.mjs';
+import { warmHeldPaths } from './lib/held.mjs';
 
 const implName = process.argv[2] ?? 'agentforge';
 const held = Number(process.argv[3] ?? 5000);
@@ -44,12 +45,7 @@ function nodesOf(data) {
 }
 
 const client = await impl.connectStdio(serverCommand(implName, ['--transport=stdio']));
-const text = async (name, args) => (await client.call(name, args)).content[0].text;
-for (let i = 0; i < 3000; i++) await client.call('echo', { text: 'x' });
-const warmHeld = Array.from({ length: 100 }, () => client.call('hold', {}));
-while (Number(await text('count', {})) < 100);
-await text('release', {});
-await Promise.all(warmHeld);
+const text = await warmHeldPaths(client);
 
 // The ids of the first snapshot off the heap (a Set of them would be a large array in the second snapshot).
 const before = Float64Array.from(nodesOf(snapshot('a')), (node) => node.id).sort();
