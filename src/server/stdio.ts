@@ -89,7 +89,7 @@ export class DualEraChannel implements Transport {
       });
       return;
     }
-    const inflight = new InflightRequest(this.#host, request.id, extra);
+    const inflight = new InflightRequest(this.#host, extra);
     const response = this.#target.serveStatelessRequest(request, inflight);
     // Answered synchronously: never registered, so nothing can cancel it and nothing is left to clean up.
     if (response !== undefined) this.#sendQuietly(response);
@@ -100,7 +100,9 @@ export class DualEraChannel implements Transport {
   readonly #host: InflightHost = {
     send: (message) => this.#sendQuietly(message),
     answered: (inflight, response) => {
-      if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
+      // A request's every response carries its id: the entry needs no copy of it.
+      const id = response.id as RequestId;
+      if (this.#inflight.get(id) === inflight) this.#inflight.delete(id);
       // A cancelled request is not answered; a subscription ended by the server is (graceful closure).
       if (inflight.aborted) return;
       try {
@@ -172,15 +174,13 @@ interface InflightHost {
  * is a measurable share of a small call's cost.
  */
 class InflightRequest implements ResponseSink {
-  readonly id: RequestId;
   readonly extra: MessageExtra | undefined;
   readonly #host: InflightHost;
   /** Nothing until aborted or asked for a signal: then the controller, or the reason of an abort none asked for. */
   #abort: AbortController | Aborted | undefined;
 
-  constructor(host: InflightHost, id: RequestId, extra: MessageExtra | undefined) {
+  constructor(host: InflightHost, extra: MessageExtra | undefined) {
     this.#host = host;
-    this.id = id;
     this.extra = extra;
   }
 
