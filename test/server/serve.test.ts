@@ -80,4 +80,47 @@ describe('serve(transport)', () => {
       await session.close();
     }
   });
+
+  it('holds an id while its request runs, and frees it once the response is out', async () => {
+    const server = new McpServer({ name: 'dual', version: '1' });
+    const held: Array<() => void> = [];
+    server.registerTool(
+      'later',
+      {},
+      () => new Promise((resolve) => held.push(() => resolve({ content: [{ type: 'text', text: 'done' }] }))),
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const received: Array<Record<string, unknown>> = [];
+    clientSide.onmessage = (message) => received.push(message as Record<string, unknown>);
+    const session = await server.serve(serverSide);
+    await clientSide.start();
+    const call = (id: number | string) =>
+      clientSide.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'later', arguments: {}, _meta: modernMeta() },
+      });
+    try {
+      for (const id of [7, 'seven']) {
+        await call(id);
+        await waitFor(() => held.length === 1);
+        await call(id);
+        await waitFor(() => received.length === 1);
+        expect(received.pop()).toMatchObject({ id, error: { code: -32600 } });
+        held.pop()?.();
+        await waitFor(() => received.length === 1);
+        expect(received.pop()).toMatchObject({ id, result: { content: [{ text: 'done' }] } });
+        // The same id again is a new request, not a duplicate.
+        await call(id);
+        await waitFor(() => held.length === 1);
+        held.pop()?.();
+        await waitFor(() => received.length === 1);
+        expect(received.pop()).toMatchObject({ id, result: { content: [{ text: 'done' }] } });
+      }
+    } finally {
+      await clientSide.close();
+      await session.close();
+    }
+  });
 });
