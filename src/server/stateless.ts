@@ -94,8 +94,17 @@ export class StatelessDispatcher {
         return this.#failed(request, error);
       }
       if (!isPromise(scope)) return this.#run(scope, sink) as JSONRPCResponse | undefined;
+      // A one-time requestState being claimed (its store may be remote): run once it is, never claimed twice.
+      scope.then(
+        (claimed) => {
+          const response = this.#run(claimed, sink) as JSONRPCResponse | undefined;
+          if (response !== undefined) sink.respond(response);
+        },
+        (error: unknown) => sink.respond(this.#failed(request, error)),
+      );
+      return undefined;
     }
-    // With a hook, or a one-time requestState being claimed (its store may be remote): chained as it comes.
+    // With a hook: chained as it comes.
     const response = this.handle(request, sink);
     if (!isPromise(response)) return response;
     // handle answers every failure with an error response: the promise never rejects.
