@@ -130,9 +130,11 @@ function requestText(message: unknown): string | undefined {
     }
   }
   writtenParams = text;
-  // Few pieces: each concatenation is a string object of its own until the line is written.
-  const head =
-    ENVELOPE_HEAD + (typeof id === 'number' ? id : JSON.stringify(id)) + methodMember(message.method);
+  // Few pieces: each concatenation is a string object of its own until the line is written. The id through
+  // JSON.stringify, not `${id}`: V8 keeps a number converted to a string in its number-string cache, an old-space
+  // table, so every id's string survived the scavenges and was promoted (3 MB more old space and 2-16 MB more
+  // peak RSS over a 64-in-flight run, bench/NOTES-perf.md "eighth round").
+  const head = ENVELOPE_HEAD + JSON.stringify(id) + methodMember(message.method);
   if (meta === undefined) return `${head + text}}`;
   const metaTail = metaTails.get(meta) as string;
   return text.length === 2 ? `${head}{${metaTail.slice(1)}` : head + text.slice(0, -1) + metaTail;
