@@ -26,7 +26,7 @@ class TapTransport implements Transport {
   onclose?: Transport['onclose'];
   onerror?: Transport['onerror'];
   onpostfailed?: Transport['onpostfailed'];
-  readonly post?: (message: JSONRPCMessage, options?: SendOptions) => void;
+  readonly post?: (message: JSONRPCMessage, options?: SendOptions) => string | undefined;
   lastRequestId: RequestId | undefined;
   readonly inner: Transport;
   /** Outstanding initialize and server/discover requests: never the subject of notifications/cancelled. */
@@ -44,9 +44,7 @@ class TapTransport implements Transport {
     inner.onerror = (error) => this.onerror?.(error);
     inner.onpostfailed = (error, ids) => this.onpostfailed?.(error, ids);
     if (inner.post !== undefined) {
-      this.post = (message, options) => {
-        if (this.#passes(message)) inner.post?.(message, options);
-      };
+      this.post = (message, options) => (this.#passes(message) ? inner.post?.(message, options) : undefined);
     }
   }
 

@@ -180,7 +180,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (signal) this.#signals.add(signal, id);
     const sendOptions =
       options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
-    this.#sends.send(this.#transport, message, id, sendOptions);
+    const written = this.#sends.send(this.#transport, message, id, sendOptions);
+    if (written !== undefined) pending.sent = written;
     return promise;
   }
 

@@ -5,23 +5,31 @@
 import { NEVER, epochOf, clockMs } from './deadlines.js';
 import { LocalError } from './errors.js';
 import type { Params, RequestOptions, Result, SentRequest } from './incoming.js';
+import { sharedMetaOf } from './serialise.js';
 
-/** What many requests have in common, shared by them: their method, options and tag. */
+/**
+ * What many requests have in common, shared by them: their method, options and tag, and a `serialisedOnce`
+ * `_meta` ending their params (a 2026-07-28 client's, the same in every request).
+ */
 export interface RequestKind {
   readonly method: string;
   readonly options: RequestOptions | undefined;
   /** The caller's state for `onresult` / `onfailure` (Connection.requestTagged). */
   readonly tag: unknown;
+  /** The params' `sharedMetaOf`: left out of the text `Pending.sent` keeps, put back when it is parsed. */
+  readonly meta: object | undefined;
 }
 
 export interface Pending {
   readonly kind: RequestKind;
   /**
    * What it was sent with: `RequestOptions.onfailure` / `onresult` may send it again (MRTR's input_required, a
-   * rejected protocol version). Kept as objects: keeping their JSON text instead saved 61 B per request in flight
-   * but cost a second serialisation of every request (5-10% of stdio calls/s with 64 in flight).
+   * rejected protocol version). The params' JSON text (less `kind.meta`) when the transport wrote them at once
+   * and handed it back (`Transport.post`): what went on the wire, whatever the caller does to its objects
+   * afterwards, and smaller than the objects. Otherwise the params themselves (a transport that passes objects
+   * or serialises later).
    */
-  readonly params: Params;
+  sent: string | Params;
   /**
    * Settles the caller's promise; a failure resolves it with a rejected promise (`rejectPending`). The promise's
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
@@ -50,13 +58,22 @@ export class RequestKinds {
     now: number,
   ): Pending {
     const resolve = capturedResolve();
+    const meta = sharedMetaOf(params);
     let kind = this.#last;
-    if (kind?.method !== method || kind.options !== options || kind.tag !== tag) {
-      kind = { method, options, tag };
+    if (kind?.method !== method || kind.options !== options || kind.tag !== tag || kind.meta !== meta) {
+      kind = { method, options, tag, meta };
       this.#last = kind;
     }
-    return { kind, params, resolve, startedAt: now, deadline: NEVER };
+    return { kind, sent: params, resolve, startedAt: now, deadline: NEVER };
   }
+}
+
+/** The params a request was sent with, from what `Pending.sent` kept: a new object for a text. */
+export function paramsOf(kind: RequestKind, sent: string | Params): Params {
+  if (typeof sent !== 'string') return sent;
+  const params = JSON.parse(sent) as Record<string, unknown>;
+  if (kind.meta !== undefined) params._meta = kind.meta;
+  return params;
 }
 
 let captured: Pending['resolve'] | undefined;
@@ -112,28 +129,36 @@ export type Resend = (
   tag: unknown,
 ) => Promise<Result>;
 
-/** What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request. */
+/**
+ * What `onresult` / `onfailure` see of a request: `resend` is a method, not a closure made per request; the
+ * params are made from what was kept when first read.
+ */
 class Sent implements SentRequest {
   readonly #kind: RequestKind;
-  readonly params: Params;
+  #sent: string | Params;
   readonly #startedAt: number;
   readonly #resend: Resend;
 
   constructor(
     kind: RequestKind,
-    params: Params,
+    sent: string | Params,
     /** When it was sent (clockMs). */
     startedAt: number,
     resend: Resend,
   ) {
     this.#kind = kind;
-    this.params = params;
+    this.#sent = sent;
     this.#startedAt = startedAt;
     this.#resend = resend;
   }
 
   get method(): string {
     return this.#kind.method;
+  }
+
+  get params(): Params {
+    if (typeof this.#sent === 'string') this.#sent = paramsOf(this.#kind, this.#sent);
+    return this.#sent;
   }
 
   get options(): RequestOptions | undefined {
@@ -154,7 +179,7 @@ class Sent implements SentRequest {
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.kind, pending.params, pending.startedAt, resend);
+  return new Sent(pending.kind, pending.sent, pending.startedAt, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -202,6 +227,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent({ method, options, tag }, params, clockMs(), resend))),
+    resolve(onfailure(error, new Sent({ method, options, tag, meta: undefined }, params, clockMs(), resend))),
   );
 }

@@ -32,20 +32,26 @@ export class SendWatch {
   /**
    * Hands a request to the transport: posted when it can (no promise and no reaction per request; a failed
    * write comes back through the transport's `onpostfailed`, which calls `postFailed`), else sent with its
-   * promise watched.
+   * promise watched. Returns what `post` returned: the text of the params as written, if it gave one.
    */
-  send(transport: Transport, message: JSONRPCRequest, id: RequestId, options: SendOptions | undefined): void {
+  send(
+    transport: Transport,
+    message: JSONRPCRequest,
+    id: RequestId,
+    options: SendOptions | undefined,
+  ): string | undefined {
     if (transport.post === undefined) {
       this.watch(sendSafely(transport, message, options), id);
-      return;
+      return undefined;
     }
     // Restored, not cleared: a post may run callbacks that post in turn.
     const outer = this.#posting;
     this.#posting = true;
     try {
-      transport.post(message, options);
+      return transport.post(message, options);
     } catch (error) {
       this.watch(Promise.reject(error), id);
+      return undefined;
     } finally {
       this.#posting = outer;
     }

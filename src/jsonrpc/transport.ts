@@ -36,8 +36,12 @@ export interface Transport {
    * framed (nothing was queued). A request that is not written (the write failed, the transport is not open)
    * is reported to `onpostfailed` with its id, possibly before `post` returns; any other posted message that
    * fails, or a request when `onpostfailed` is not set, to `onerror`.
+   *
+   * Returns, for a request whose params it serialised at once, the JSON text they were written with, less the
+   * `sharedMetaOf` them (src/jsonrpc/serialise.ts: `takeWrittenParams`); the connection keeps it to send the
+   * request again instead of the objects. Undefined otherwise (the connection keeps the objects).
    */
-  post?(message: JSONRPCMessage, options?: SendOptions): void;
+  post?(message: JSONRPCMessage, options?: SendOptions): string | undefined;
   /** The posted requests (by id) whose write failed: a batched write reports all it held in one call. */
   onpostfailed?: (error: Error, ids: readonly RequestId[]) => void;
   /** Closes the transport; `onclose` fires once, whichever side closed first. */

@@ -156,7 +156,7 @@ export class DualEraChannel implements Transport {
 
 /** A transport that can send without a promise, reporting a failure to its `onerror` (the stdio server's). */
 interface PostingTransport extends Transport {
-  post(message: JSONRPCMessage): void;
+  post(message: JSONRPCMessage): string | undefined;
 }
 
 function isPosting(transport: Transport): transport is PostingTransport {

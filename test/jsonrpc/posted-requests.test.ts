@@ -104,6 +104,7 @@ describe('Connection: requests whose write fails', () => {
         nested = undefined;
         run?.();
         transport.onpostfailed?.(new Error('gone'), [(message as { id: RequestId }).id]);
+        return undefined;
       },
     };
     const connection = new Connection(transport);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalError } from '../../src/jsonrpc/errors.js';
-import { serialisedOnce, stringifyMessage } from '../../src/jsonrpc/serialise.js';
+import { serialisedOnce, stringifyMessage, takeWrittenParams } from '../../src/jsonrpc/serialise.js';
 
 const metaSource = () => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -144,6 +144,11 @@ describe('stringifyMessage: the same text as JSON.stringify for each envelope sh
   };
   const cases: Array<[string, Record<string, unknown>]> = [
     ['a request', { jsonrpc: '2.0', id: 12345678, method: 'tools/call', params: params() }],
+    ['params of only the shared _meta', { jsonrpc: '2.0', id: 8, method: 'm', params: { _meta: meta } }],
+    ['a result of only the shared _meta', { jsonrpc: '2.0', id: 8, result: { _meta: meta } }],
+    ['params without _meta', { jsonrpc: '2.0', id: 8, method: 'm', params: { a: [1, 'b'] } }],
+    ['empty params', { jsonrpc: '2.0', id: 8, method: 'm', params: {} }],
+    ['array params', { jsonrpc: '2.0', id: 8, method: 'm', params: [1, 2] }],
     ['a string id', { jsonrpc: '2.0', id: 'a "b"\u2028', method: 'tools/call', params: params() }],
     ['another method after the first', { jsonrpc: '2.0', id: 2, method: 'prompts/"get"', params: params() }],
     ['a response', { jsonrpc: '2.0', id: 9, result: result() }],
@@ -165,4 +170,40 @@ describe('stringifyMessage: the same text as JSON.stringify for each envelope sh
     it(`writes what JSON.stringify writes: ${name}`, () => {
       expect(stringifyMessage(message)).toBe(JSON.stringify(message));
     });
+});
+
+describe('takeWrittenParams: the params text of the request stringifyMessage last wrote', () => {
+  const meta = serialisedOnce(metaSource());
+
+  it('is the params less the shared _meta, once; the line holds the same text', () => {
+    const params = { name: 'echo', arguments: { text: 'a "b"' }, _meta: meta };
+    const line = stringifyMessage({ jsonrpc: '2.0', id: 3, method: 'tools/call', params });
+    const text = takeWrittenParams();
+    expect(text).toBe(JSON.stringify({ name: 'echo', arguments: { text: 'a "b"' } }));
+    expect(line).toContain((text as string).slice(0, -1));
+    expect(takeWrittenParams()).toBeUndefined();
+  });
+
+  it('is the whole params when the _meta is not the shared one or the params are frozen', () => {
+    const own = { name: 'echo', _meta: { mine: true } };
+    stringifyMessage({ jsonrpc: '2.0', id: 'q', method: 'm', params: own });
+    expect(takeWrittenParams()).toBe(JSON.stringify(own));
+    const frozen = Object.freeze({ name: 'echo', _meta: meta });
+    stringifyMessage({ jsonrpc: '2.0', id: 4, method: 'm', params: frozen });
+    expect(takeWrittenParams()).toBe(JSON.stringify(frozen));
+  });
+
+  it('is undefined after a message serialised whole, a response, or a failure', () => {
+    stringifyMessage({ jsonrpc: '2.0', id: 1, method: 'm', params: { a: 1 } });
+    stringifyMessage({ id: 1, jsonrpc: '2.0', method: 'm', params: { a: 1 } });
+    expect(takeWrittenParams()).toBeUndefined();
+    stringifyMessage({ jsonrpc: '2.0', id: 1, method: 'm', params: { a: 1 } });
+    stringifyMessage({ jsonrpc: '2.0', id: 1, result: { a: 1 } });
+    expect(takeWrittenParams()).toBeUndefined();
+    stringifyMessage({ jsonrpc: '2.0', id: 1, method: 'm', params: { a: 1 } });
+    expect(() => stringifyMessage({ jsonrpc: '2.0', id: 2, method: 'm', params: { n: 1n } })).toThrow(
+      LocalError,
+    );
+    expect(takeWrittenParams()).toBeUndefined();
+  });
 });

@@ -205,7 +205,7 @@ export class StdioClientTransport implements Transport {
   }
 
   /** As `send`, without a promise: a request that is not written goes to `onpostfailed`, anything else to `onerror`. */
-  post(message: JSONRPCMessage): void {
+  post(message: JSONRPCMessage): string | undefined {
     // Without an `onpostfailed`, every failure is the batch's one `onerror`.
     const id = this.onpostfailed ? requestIdOf(message) : undefined;
     const stdin = this.#child?.stdin;
@@ -213,9 +213,9 @@ export class StdioClientTransport implements Transport {
       const error = new LocalError('not_connected', 'server process is not running');
       if (id === undefined) this.onerror?.(error);
       else this.#onPostFailed(error, [id]);
-      return;
+      return undefined;
     }
-    this.#writer.post(message, id);
+    return this.#writer.post(message, id);
   }
 
   readonly #onPostError = (error: Error): void => this.onerror?.(error);

@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { JSONRPCMessage, RequestId } from '../../jsonrpc/messages.js';
 import { RepeatedMetaParser } from '../../jsonrpc/repeated-meta.js';
-import { stringifyMessage } from '../../jsonrpc/serialise.js';
+import { stringifyMessage, takeWrittenParams } from '../../jsonrpc/serialise.js';
 import { clip } from '../../util/clip.js';
 
 /** 2025-11-25 basic/transports/stdio: messages are newline-delimited and MUST NOT contain embedded newlines. */
@@ -295,15 +295,18 @@ export class LineWriter {
 
   /**
    * As `write`, for a sender that only needs to hear of a failure (a throw if unframable): a request's (`id`
-   * given) goes to `onpostfailed` when there is one, any other to `onerror`.
+   * given) goes to `onpostfailed` when there is one, any other to `onerror`. Returns a request's params text as
+   * the line holds it (`takeWrittenParams`), when its envelope was written around it.
    */
-  post(message: unknown, id?: RequestId): void {
+  post(message: unknown, id?: RequestId): string | undefined {
     const line = frame(message);
+    const params = takeWrittenParams();
     // Counted in the batch before queuing the line, which may write the batch at once (a full slice).
     if (id === undefined || this.#onpostfailed === undefined) this.#posted = true;
     else if (this.#firstId === undefined) this.#firstId = id;
     else (this.#moreIds ??= []).push(id);
     this.#enqueue(line);
+    return params;
   }
 
   #enqueue(line: string): void {

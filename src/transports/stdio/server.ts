@@ -77,16 +77,16 @@ export class StdioServerTransport implements Transport {
    * request's to `onpostfailed` when set. A server that answers many requests and only needs to hear of a
    * failure makes no promise per answer (or per batch).
    */
-  post(message: JSONRPCMessage): void {
+  post(message: JSONRPCMessage): string | undefined {
     // Without an `onpostfailed`, every failure is the batch's one `onerror`.
     const id = this.onpostfailed ? requestIdOf(message) : undefined;
     if (this.#closed || this.#stdout.destroyed) {
       const error = new LocalError('connection_closed', 'stdio transport is closed');
       if (id === undefined) this.onerror?.(error);
       else this.#onPostFailed(error, [id]);
-      return;
+      return undefined;
     }
-    this.#writer.post(message, id);
+    return this.#writer.post(message, id);
   }
 
   readonly #onPostFailed = (error: Error, ids: readonly RequestId[]): void => {
