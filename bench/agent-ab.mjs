@@ -1,12 +1,14 @@
 // The agent cell's loops side by side in one process, for A/B comparisons on a loaded machine:
 // `node bench/agent-ab.mjs [rounds] [runs per block] variant ...` where a variant is `raw` (the hand loop on the
-// raw client), `mcp` (the hand loop on agentforge's McpClient), `mcp:<dir>` (the same on the McpClient of the
+// raw client), `mcp` (the hand loop on agentforge's McpClient), `sdk1` / `sdk2` (the hand loop on an official
+// SDK's client), `mcp:<dir>` (the same on the McpClient of the
 // checkout at <dir>, built) or `agent:<dir>` (agentforge's Agent + McpHost from the checkout at <dir>, e.g. a
 // worktree of the commit to compare with, built). Each variant has its own three raw stdio servers; blocks of
 // runs alternate (order reversed every round) and each block's host CPU is read, so every round compares the
 // variants under the same load. Prints each variant's CPU per turn (median [min-max] over blocks; user and system
 // apart, and the part on the process's other threads, which is V8's compiler and GC), the median of its per-round
-// ratios to the first variant, and its context switches per turn. Separate cell processes, as the bench runs
+// ratios to the first variant, its context switches per turn, and its wall time per turn (the agent row's
+// figure: CPU plus the waits for the servers). Separate cell processes, as the bench runs
 // them, swing by 30% between runs at load 10 and more; ratios of interleaved blocks hold to a few percent.
 // Each variant is first warmed up for WARMUP_MS (default 5000, the agent cell's warm-up in full runs).
 import { resolve } from 'node:path';
@@ -45,7 +47,7 @@ for (const variant of variants) loops.set(variant, await open(variant));
 // Per variant, one entry per block: CPU per turn (user, system, the process's other threads) and context
 // switches per turn. No GC is forced between blocks: a block pays for the garbage of whatever ran before it,
 // as a turn in a real host does, and alternation spreads that evenly.
-const FIELDS = ['cpu', 'user', 'sys', 'helpers', 'vcsw', 'ivcsw'];
+const FIELDS = ['cpu', 'wall', 'user', 'sys', 'helpers', 'vcsw', 'ivcsw'];
 const blocks = new Map(variants.map((variant) => [variant, Object.fromEntries(FIELDS.map((f) => [f, []]))]));
 function usage() {
   const r = process.resourceUsage();
@@ -55,6 +57,7 @@ function usage() {
     helpers: otherThreadsCpuUs(),
     vcsw: r.voluntaryContextSwitches,
     ivcsw: r.involuntaryContextSwitches,
+    wall: performance.now() * 1000,
   };
 }
 try {
@@ -79,14 +82,16 @@ try {
     const s = [...values].sort((a, b) => a - b);
     return `${median(s).toFixed(1)} [${s[0].toFixed(1)}-${s.at(-1).toFixed(1)}]`;
   };
-  const first = blocks.get(variants[0]).cpu;
+  const first = blocks.get(variants[0]);
   for (const variant of variants) {
     const own = blocks.get(variant);
-    const ratio = median(own.cpu.map((value, i) => value / first[i]));
+    const ratio = median(own.cpu.map((value, i) => value / first.cpu[i]));
+    const wallRatio = median(own.wall.map((value, i) => value / first.wall[i]));
     console.log(
       `${variant}: cpu ${spread(own.cpu)} us/turn (x${ratio.toFixed(3)} of ${variants[0]}, per round); ` +
         `user ${spread(own.user)} sys ${spread(own.sys)} other threads ${spread(own.helpers)}; ` +
-        `switches/turn voluntary ${median(own.vcsw).toFixed(2)} involuntary ${median(own.ivcsw).toFixed(2)}`,
+        `switches/turn voluntary ${median(own.vcsw).toFixed(2)} involuntary ${median(own.ivcsw).toFixed(2)}; ` +
+        `wall ${spread(own.wall)} us/turn (x${wallRatio.toFixed(3)})`,
     );
   }
 } finally {

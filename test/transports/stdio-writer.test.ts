@@ -53,6 +53,34 @@ describe('stdio LineWriter', () => {
     expect(writes).toHaveLength(2);
   });
 
+  it("writes a tick's first message at once while the ticks before carried one each, the rest at the tick's end", async () => {
+    const { stream, writes } = recorder();
+    const writer = new LineWriter(stream);
+    // A new writer does not know its traffic yet: the first tick is coalesced.
+    const first = writer.write({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(writes).toEqual([]);
+    await first;
+    expect(writes).toHaveLength(1);
+    // The tick before carried one message: this one's first goes out at once, the next two at its end.
+    const sent = [2, 3, 4].map((id) => writer.write({ jsonrpc: '2.0', id, result: {} }));
+    expect(writes).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{}}\n',
+      '{"jsonrpc":"2.0","id":2,"result":{}}\n',
+    ]);
+    await Promise.all(sent);
+    expect(writes.slice(2)).toEqual([
+      '{"jsonrpc":"2.0","id":3,"result":{}}\n{"jsonrpc":"2.0","id":4,"result":{}}\n',
+    ]);
+    // That tick carried three: the next one is coalesced again, a post as a write.
+    writer.post({ jsonrpc: '2.0', method: 'a' });
+    expect(writes).toHaveLength(3);
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    expect(writes).toHaveLength(4);
+    // One message in that tick: sparse again, and a post goes out at once too.
+    writer.post({ jsonrpc: '2.0', method: 'b' });
+    expect(writes.at(-1)).toBe('{"jsonrpc":"2.0","method":"b"}\n');
+  });
+
   it("writes a tick's batch in slices of 8 KiB as it fills, in order, every send settled", async () => {
     const { stream, writes } = recorder(1024 * 1024);
     const writer = new LineWriter(stream);

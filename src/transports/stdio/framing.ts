@@ -239,10 +239,12 @@ const QUEUED_SLICE_CHARS = 128 * 1024;
 
 /**
  * Writes framed messages. Every message sent in one tick is coalesced into one write from process.nextTick,
- * which runs once the current callback and the promise jobs it started are done: a lone message goes out
- * before the event loop moves on (no added latency), and with many requests in flight that is one syscall
- * (and one wake-up of the peer) per tick instead of one per message; a batch that reaches `SLICE_CHARS` is
- * written at once, the rest of the tick's messages making the next. A send's promise settles when its text
+ * which runs once the current callback and the promise jobs it started are done: with many requests in flight
+ * that is one syscall (and one wake-up of the peer) per tick instead of one per message; a batch that reaches
+ * `SLICE_CHARS` is written at once, the rest of the tick's messages making the next. While traffic is sparse
+ * (the last tick carried one message) a tick's first message is written at once: the peer starts on it while
+ * this side goes on with the tick (an agent's turn sends one call to each of several servers), and only the
+ * tick's later messages wait for its end. A send's promise settles when its text
  * was handed to the stream (after 'drain' when the stream's buffer was full), as with a direct write, and
  * rejects if the stream closes first. `post` queues a message the same way without a promise: a batch that
  * only posted makes none, and a failed write of it is reported once, the ids of the requests it held to
@@ -265,6 +267,10 @@ export class LineWriter {
   #firstId: RequestId | undefined;
   #moreIds: RequestId[] | undefined;
   #drained: Promise<void> | undefined;
+  /** Messages queued since the tick's flush was scheduled (the first of them maybe written at once). */
+  #tickMessages = 0;
+  /** The last tick carried one message: the next tick's first message is written at once. */
+  #sparse = false;
 
   constructor(
     stream: Writable,
@@ -311,10 +317,17 @@ export class LineWriter {
 
   #enqueue(line: string): void {
     if (this.#pending === undefined) {
-      process.nextTick(this.#flushTick);
       this.#pending = line;
       this.#pendingLength = line.length;
+      if (this.#tickMessages++ === 0) {
+        process.nextTick(this.#flushTick);
+        if (this.#sparse) {
+          this.flush();
+          return;
+        }
+      }
     } else {
+      this.#tickMessages++;
       this.#pending += line;
       this.#pendingLength += line.length;
     }
@@ -385,5 +398,9 @@ export class LineWriter {
     });
   }
 
-  readonly #flushTick = () => this.flush();
+  readonly #flushTick = () => {
+    this.#sparse = this.#tickMessages <= 1;
+    this.#tickMessages = 0;
+    this.flush();
+  };
 }
