@@ -426,36 +426,48 @@ const scenarios = {
   },
   // The loop against raw's hand loop in one process, in alternating blocks (as `http-eras` does for the eras):
   // separate cells minutes apart differed by more than the target's 15% for the same code. Each loop has its
-  // own three servers; CPU per turn is this process's during each of its blocks.
+  // own three servers; CPU per turn is this process's during each of its blocks, wall time per turn the blocks'
+  // own. Every implementation's loop is paired so, for the SDK comparison as for the target.
   'agent-pair': async () => {
     const rawImpl = await import('./clients/raw.mjs');
     const [base, loop] = [await agentLoopOf('raw', rawImpl), await agentLoopOf(spec.impl, impl)];
     try {
       const block = (l) => async (ms) => {
-        const end = now() + ms;
+        const start = now();
+        const end = start + ms;
         let runs = 0;
         const cpu0 = process.cpuUsage();
+        let t = start;
         do {
           await l.once();
           runs++;
-        } while (now() < end);
+          t = now();
+        } while (t < end);
         const cpu = process.cpuUsage(cpu0);
-        return { turns: runs * AGENT_TURNS_PER_RUN, cpuUs: cpu.user + cpu.system };
+        return { turns: runs * AGENT_TURNS_PER_RUN, cpuUs: cpu.user + cpu.system, ms: t - start };
       };
       const blocks = [block(base), block(loop)];
       const warmMs = spec.agentWarmupMs ?? spec.warmupMs;
       for (let r = 0; r < 4; r++) for (const b of blocks) await b(warmMs / 4);
       const rounds = 8;
-      const totals = blocks.map(() => ({ turns: 0, cpuUs: 0 }));
+      const totals = blocks.map(() => ({ turns: 0, cpuUs: 0, ms: 0 }));
       for (let r = 0; r < rounds; r++) {
         for (const [i, b] of blocks.entries()) {
           const res = await b((2 * spec.durationMs) / rounds);
           totals[i].turns += res.turns;
           totals[i].cpuUs += res.cpuUs;
+          totals[i].ms += res.ms;
         }
       }
       const [rawUs, loopUs] = totals.map((t) => t.cpuUs / t.turns);
-      return { rawCpuUsPerTurn: rawUs, hostCpuUsPerTurn: loopUs, ratio: loopUs / rawUs };
+      const [rawMs, loopMs] = totals.map((t) => t.ms / t.turns);
+      return {
+        rawCpuUsPerTurn: rawUs,
+        hostCpuUsPerTurn: loopUs,
+        ratio: loopUs / rawUs,
+        msPerTurn: loopMs,
+        wallRatio: loopMs / rawMs,
+      };
     } finally {
       await Promise.all([base.close(), loop.close()]);
     }

@@ -146,10 +146,14 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
   lines.push(`|${head.map(() => '---').join('|')}|`);
   for (const { row, byImpl } of summary.values()) {
     const cols = [row.label, row.unit, ...impls.map((i) => cell(byImpl[i], row.unit))];
-    cols.push(...ratioImpls.map((i) => (row.unit === 'x' ? '' : x(vsRaw(byImpl[i], byImpl.raw)))));
+    // A row of what raw did in each implementation's cell (`compare: false`) says nothing of the implementations.
+    const compared = row.compare !== false;
+    cols.push(
+      ...ratioImpls.map((i) => (row.unit === 'x' || !compared ? '' : x(vsRaw(byImpl[i], byImpl.raw)))),
+    );
     if (hasAf) {
-      cols.push(x(advantage(row, byImpl.agentforge, byImpl.sdk2)));
-      cols.push(x(advantage(row, byImpl.agentforge, byImpl.sdk1)));
+      cols.push(compared ? x(advantage(row, byImpl.agentforge, byImpl.sdk2)) : '');
+      cols.push(compared ? x(advantage(row, byImpl.agentforge, byImpl.sdk1)) : '');
       cols.push(targetMark(row, byImpl));
     }
     lines.push(`| ${cols.join(' | ')} |`);
@@ -237,7 +241,11 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
       'each with its own three raw stdio servers, warms both, then measures them in alternating blocks (8 rounds, ' +
       `${(2 * config.durationMs) / 8} ms per loop per round); CPU per turn is the process's during each loop's blocks. ` +
       'Separate cells read 0.80x-1.67x of raw for the same build on a loaded machine; raw paired with raw is the ' +
-      "method's floor of noise. The fake model's code sees both loops' messages, so its cost is shared by both.",
+      "method's floor of noise. The fake model's code sees both loops' messages, so its cost is shared by both. " +
+      "Each SDK's hand loop is paired with raw's the same way, so its ratios (CPU, and wall time per turn over the " +
+      "same blocks) compare with agentforge's under the same load; wall time per turn is CPU plus the waits for " +
+      'the three servers, which depend on how the two cores are shared at that moment (a loop that sleeps less ' +
+      'often between answers wakes up less often), and separate cells differ by more than the loops do.',
   );
   lines.push(
     '- The legacy session rows and their "vs modern" ratios come from one cell per implementation: one client ' +
