@@ -72,7 +72,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
   readonly #pending = new RequestTable<Pending>();
-  readonly #kinds = new RequestKinds();
+  readonly #kinds: RequestKinds;
   readonly #incoming = new RequestTable<Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
@@ -102,6 +102,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     this.#hooks = options.hooks ?? noHooks;
     this.#logger = options.logger ?? silentLogger;
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#kinds = new RequestKinds(this.#defaultTimeoutMs);
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
     transport.onerror = (error) => this.#onTransportError(error);
@@ -175,8 +176,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const now = clockMs();
     const pending = this.#kinds.record(method, outgoingParams, options, tag, now);
     this.#pending.set(id, pending);
-    pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs, now);
-    if (pending.deadline !== NEVER) this.#deadlines.hold(pending.deadline);
+    if (pending.kind.deadline !== NEVER) this.#deadlines.hold(pending.kind.deadline);
     if (signal) this.#signals.add(signal, id);
     const sendOptions =
       options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
@@ -209,9 +209,10 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     // Requests sent while expiring (a retry from `onfailure`) are not visited: their timer is armed as they are sent.
     for (const id of this.#pending.keys()) {
       const pending = this.#pending.get(id);
-      if (pending === undefined || pending.deadline === NEVER) continue;
-      if (pending.deadline > now) {
-        next = Math.min(next, pending.deadline);
+      if (pending === undefined || pending.kind.deadline === NEVER) continue;
+      const deadline = this.#deadlines.of(id, pending.kind.deadline);
+      if (deadline > now) {
+        next = Math.min(next, deadline);
         continue;
       }
       this.#cancelOutgoing(id, timeoutError(pending, now, this.#defaultTimeoutMs), 'timeout');
@@ -224,7 +225,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.deadline !== NEVER) this.#deadlines.release();
+    if (pending.kind.deadline !== NEVER) this.#deadlines.release(id);
     const signal = pending.kind.options?.signal;
     if (signal) this.#signals.delete(signal, id);
     return pending;
@@ -303,10 +304,9 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(token);
     const onprogress = pending?.kind.options?.onprogress;
     if (!pending || !onprogress) return;
-    if (pending.kind.options?.resetTimeoutOnProgress !== false && pending.deadline !== NEVER) {
-      pending.deadline = deadlineOf(pending, this.#defaultTimeoutMs);
-      this.#deadlines.move(pending.deadline);
-    }
+    const { options, startedAt, deadline } = pending.kind;
+    if (options?.resetTimeoutOnProgress !== false && deadline !== NEVER)
+      this.#deadlines.move(token, deadlineOf(options, startedAt, this.#defaultTimeoutMs));
     try {
       onprogress(params);
     } catch (error) {

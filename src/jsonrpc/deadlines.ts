@@ -32,6 +32,11 @@ export class DeadlineTimer {
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Number.POSITIVE_INFINITY;
   #held = 0;
+  /**
+   * The deadlines progress moved, by request id: every other request's is its kind's (the requests sent in
+   * one ms share one), so a request in flight keeps no deadline of its own.
+   */
+  readonly #moved = new Map<unknown, number>();
 
   /** `onFire` expires what is due at `now` and returns the next deadline (Infinity when none). */
   constructor(onFire: (now: number) => number) {
@@ -44,13 +49,20 @@ export class DeadlineTimer {
     this.#arm(deadline);
   }
 
-  /** A held deadline moved (progress restarted a timeout). */
-  move(deadline: number): void {
+  /** A held deadline moved (progress restarted the timeout of request `id`). */
+  move(id: unknown, deadline: number): void {
+    this.#moved.set(id, deadline);
     this.#arm(deadline);
   }
 
-  /** A held deadline ended (its request settled). */
-  release(): void {
+  /** The deadline of request `id`, whose own was `deadline` unless progress moved it. */
+  of(id: unknown, deadline: number): number {
+    return this.#moved.size === 0 ? deadline : (this.#moved.get(id) ?? deadline);
+  }
+
+  /** A held deadline ended (request `id` settled). */
+  release(id: unknown): void {
+    if (this.#moved.size !== 0) this.#moved.delete(id);
     if (--this.#held === 0) this.#timer?.unref();
   }
 
@@ -59,6 +71,7 @@ export class DeadlineTimer {
     this.#timer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
     this.#held = 0;
+    this.#moved.clear();
   }
 
   #arm(deadline: number): void {

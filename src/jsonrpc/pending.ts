@@ -8,8 +8,9 @@ import type { Params, RequestOptions, Result, SentRequest } from './incoming.js'
 import { sharedMetaOf } from './serialise.js';
 
 /**
- * What many requests have in common, shared by them: their method, options and tag, and a `serialisedOnce`
- * `_meta` ending their params (a 2026-07-28 client's, the same in every request).
+ * What many requests have in common, shared by them: their method, options and tag, a `serialisedOnce` `_meta`
+ * ending their params (a 2026-07-28 client's, the same in every request), and the ms they were sent in, so
+ * their start and deadline too: requests in flight hold nothing of their own but their resolver and params.
  */
 export interface RequestKind {
   readonly method: string;
@@ -18,6 +19,13 @@ export interface RequestKind {
   readonly tag: unknown;
   /** The params' `sharedMetaOf`: left out of the text `Pending.sent` keeps, put back when it is parsed. */
   readonly meta: object | undefined;
+  /** When its requests were sent (`clockMs` ms). */
+  readonly startedAt: number;
+  /**
+   * When they time out (`clockMs` ms); NEVER when they never do. A request whose timeout a progress report
+   * restarted has a deadline of its own (`DeadlineTimer.move`). Its cancellation signal is `options.signal`.
+   */
+  readonly deadline: number;
 }
 
 export interface Pending {
@@ -35,21 +43,22 @@ export interface Pending {
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
    */
   readonly resolve: (result: Result | Promise<Result>) => void;
-  /** When it was sent (`clockMs` ms). */
-  readonly startedAt: number;
-  /** When it times out (`clockMs` ms); NEVER when it never does. Its cancellation signal is `options.signal`. */
-  deadline: number;
 }
 
 /**
  * Makes each request's Pending record. Its kind is the last one made while requests keep the same method,
- * options and tag (a burst of calls, a client's requests without options of their own); that kind
- * stays referenced until a request of another kind is sent.
+ * options and tag and are sent in the same ms (a burst of calls, a client's requests without options of their
+ * own); that kind stays referenced until a request of another kind is sent.
  */
 export class RequestKinds {
+  readonly #defaultTimeoutMs: number;
   #last: RequestKind | undefined;
 
-  /** The record of a request just sent, its promise made with `captureResolve`; no deadline yet. */
+  constructor(defaultTimeoutMs: number) {
+    this.#defaultTimeoutMs = defaultTimeoutMs;
+  }
+
+  /** The record of a request sent at `now`, its promise made with `captureResolve`. */
   record(
     method: string,
     params: Params,
@@ -60,11 +69,18 @@ export class RequestKinds {
     const resolve = capturedResolve();
     const meta = sharedMetaOf(params);
     let kind = this.#last;
-    if (kind?.method !== method || kind.options !== options || kind.tag !== tag || kind.meta !== meta) {
-      kind = { method, options, tag, meta };
+    if (
+      kind?.startedAt !== now ||
+      kind.method !== method ||
+      kind.options !== options ||
+      kind.tag !== tag ||
+      kind.meta !== meta
+    ) {
+      const deadline = deadlineOf(options, now, this.#defaultTimeoutMs, now);
+      kind = { method, options, tag, meta, startedAt: now, deadline };
       this.#last = kind;
     }
-    return { kind, sent: params, resolve, startedAt: now, deadline: NEVER };
+    return { kind, sent: params, resolve };
   }
 }
 
@@ -92,13 +108,19 @@ export function capturedResolve(): Pending['resolve'] {
   return resolve;
 }
 
-/** The request's timeout counted from now (a progress report restarts it), capped by its total budget. */
-export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clockMs()): number {
-  const options = pending.kind.options;
+/**
+ * The deadline of a request sent at `startedAt`: its timeout counted from `now` (a progress report restarts it),
+ * capped by its total budget.
+ */
+export function deadlineOf(
+  options: RequestOptions | undefined,
+  startedAt: number,
+  defaultTimeoutMs: number,
+  now = clockMs(),
+): number {
   const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs;
   const maxTotal = options?.maxTotalTimeoutMs;
-  const remainingTotal =
-    maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - pending.startedAt);
+  const remainingTotal = maxTotal === undefined ? Number.POSITIVE_INFINITY : maxTotal - (now - startedAt);
   const wait = Math.max(0, Math.min(timeoutMs, remainingTotal));
   return Number.isFinite(wait) ? now + wait : NEVER;
 }
@@ -106,7 +128,7 @@ export function deadlineOf(pending: Pending, defaultTimeoutMs: number, now = clo
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
   return new LocalError(
     'timeout',
-    `request ${pending.kind.method} timed out after ${now - pending.startedAt} ms`,
+    `request ${pending.kind.method} timed out after ${now - pending.kind.startedAt} ms`,
     {
       data: {
         timeoutMs: pending.kind.options?.timeoutMs ?? defaultTimeoutMs,
@@ -136,19 +158,11 @@ export type Resend = (
 class Sent implements SentRequest {
   readonly #kind: RequestKind;
   #sent: string | Params;
-  readonly #startedAt: number;
   readonly #resend: Resend;
 
-  constructor(
-    kind: RequestKind,
-    sent: string | Params,
-    /** When it was sent (clockMs). */
-    startedAt: number,
-    resend: Resend,
-  ) {
+  constructor(kind: RequestKind, sent: string | Params, resend: Resend) {
     this.#kind = kind;
     this.#sent = sent;
-    this.#startedAt = startedAt;
     this.#resend = resend;
   }
 
@@ -170,7 +184,7 @@ class Sent implements SentRequest {
   }
 
   get startedAt(): number {
-    return epochOf(this.#startedAt);
+    return epochOf(this.#kind.startedAt);
   }
 
   resend(params: Params, options?: RequestOptions): Promise<Result> {
@@ -179,7 +193,7 @@ class Sent implements SentRequest {
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.kind, pending.sent, pending.startedAt, resend);
+  return new Sent(pending.kind, pending.sent, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -227,6 +241,10 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent({ method, options, tag, meta: undefined }, params, clockMs(), resend))),
+    resolve(onfailure(error, new Sent(unsentKind(method, options, tag), params, resend))),
   );
+}
+
+function unsentKind(method: string, options: RequestOptions | undefined, tag: unknown): RequestKind {
+  return { method, options, tag, meta: undefined, startedAt: clockMs(), deadline: NEVER };
 }

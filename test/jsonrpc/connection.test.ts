@@ -116,6 +116,43 @@ describe('Connection: outgoing requests', () => {
     }
   });
 
+  it('progress moves only its own request deadline, and a request sent later keeps its own start', async () => {
+    const peer = await rawPeer();
+    open.push(peer.connection);
+    // One options object: the two first requests are sent in the same ms with the same options.
+    const options = { timeoutMs: 200, onprogress: () => {} };
+    const started = Date.now();
+    const kept = peer.connection.request('tools/call', { name: 'kept' }, options);
+    const plain = peer.connection.request('tools/call', { name: 'plain' }, options);
+    const first = await peer.next(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const later = peer.connection.request('tools/call', { name: 'later' }, options);
+    const ticker = setInterval(() => {
+      void peer.send({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: first.id, progress: 1 },
+      });
+    }, 30);
+    try {
+      const elapsed = async (call: Promise<unknown>) => {
+        const error = await call.catch((e: unknown) => e);
+        expect((error as LocalError).code).toBe('timeout');
+        return Date.now() - started;
+      };
+      const [plainAt, laterAt] = await Promise.all([elapsed(plain), elapsed(later)]);
+      expect(plainAt).toBeGreaterThanOrEqual(195);
+      // Not moved by the progress of the request sent beside it; the later one's 200 ms end 100 ms later.
+      expect(laterAt).toBeGreaterThanOrEqual(295);
+      expect(plainAt).toBeLessThan(laterAt - 50);
+      clearInterval(ticker);
+      // The request progress kept alive times out 200 ms after the last report.
+      expect(await elapsed(kept)).toBeGreaterThanOrEqual(laterAt);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
+
   it('an AbortSignal cancels: rejects at once and tells the peer', async () => {
     const peer = await rawPeer();
     open.push(peer.connection);
