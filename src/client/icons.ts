@@ -6,9 +6,8 @@
  * another origin, the server's own origin unless told otherwise, a size cap, and the type checked by its
  * magic bytes, never taken from the server's word.
  */
-import { request as httpsRequest } from 'node:https';
 import type { Icon } from '../mcp/types.js';
-import { collectBody } from '../transports/http/client/node-http.js';
+import { collectBody, nodeHttps } from '../transports/http/client/node-http.js';
 import { isRecord } from '../util/record.js';
 
 /** Image types an application can be handed; everything else is dropped. */
@@ -169,7 +168,7 @@ function iconUrl(src: string, options: FetchIconOptions): URL {
 function download(url: URL, options: FetchIconOptions): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_ICON_BYTES;
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, {
+    const req = nodeHttps().request(url, {
       method: 'GET',
       headers: { accept: [...ALLOWED_TYPES].join(', ') },
       timeout: options.timeoutMs ?? 10_000,

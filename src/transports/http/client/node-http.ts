@@ -2,13 +2,10 @@
  * The client's HTTP layer on node:http: pooled keep-alive agents (fetch costs several times the CPU per request
  * on Node), bodies read against a byte cap, and SSE parsed with eventsource-parser.
  */
-import http, {
-  type ClientRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type RequestOptions,
-} from 'node:http';
-import https from 'node:https';
+import type * as Http from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import type * as Https from 'node:https';
+import { createRequire } from 'node:module';
 import { urlToHttpOptions } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { type EventSourceMessage, createParser } from 'eventsource-parser';
@@ -17,19 +14,32 @@ import { LocalError } from '../../../mcp/local-errors.js';
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /**
+ * node:http, and node:https with node:tls, loaded when the first request is made: together they add about 1.2 MB
+ * to the heap of a process that imports them, which a client that only speaks stdio never needs.
+ */
+const require = createRequire(import.meta.url);
+let httpModule: typeof Http | undefined;
+let httpsModule: typeof Https | undefined;
+export const nodeHttp = (): typeof Http => (httpModule ??= require('node:http') as typeof Http);
+export const nodeHttps = (): typeof Https => (httpsModule ??= require('node:https') as typeof Https);
+
+/**
  * The shared keep-alive agents. node copies an agent's constructor options into every request's options (twice,
  * into dictionary-mode objects), so only `keepAlive` goes there; the pool size and the TCP keep-alive delay are
  * the properties node reads them into (about 850 bytes less allocated per request).
  */
-function pooledAgent<T extends http.Agent>(agent: T): T {
+function pooledAgent<T extends Http.Agent>(agent: T): T {
   // keepAliveMsecs is read by keepSocketAlive; @types/node does not declare the property.
   return Object.assign(agent, { maxSockets: 256, keepAliveMsecs: 10_000 });
 }
 
-const agents = {
-  http: pooledAgent(new http.Agent({ keepAlive: true })),
-  https: pooledAgent(new https.Agent({ keepAlive: true })),
-};
+let httpAgent: Http.Agent | undefined;
+let httpsAgent: Https.Agent | undefined;
+
+function sharedAgent(secure: boolean): Http.Agent {
+  if (secure) return (httpsAgent ??= pooledAgent(new (nodeHttps().Agent)({ keepAlive: true })));
+  return (httpAgent ??= pooledAgent(new (nodeHttp().Agent)({ keepAlive: true })));
+}
 
 interface HttpRequestInit {
   method: 'GET' | 'POST' | 'DELETE';
@@ -38,7 +48,7 @@ interface HttpRequestInit {
   body?: string;
   signal?: AbortSignal;
   /** Replaces the shared keep-alive agent (tests, proxies). */
-  agent?: http.Agent;
+  agent?: Http.Agent;
 }
 
 /** An endpoint's request options, derived from its URL once instead of on every request. */
@@ -129,12 +139,12 @@ export function startRequest(
     method: init.method,
     // URL credentials become an Authorization header only in the object form.
     headers: base.auth ? headers : headerList(target.host, headers),
-    agent: init.agent ?? (target.secure ? agents.https : agents.http),
+    agent: init.agent ?? sharedAgent(target.secure),
   };
   if (base.auth) options.auth = base.auth;
   // Only a request that can be cancelled by signal pays for the abort listener Node adds for it.
   if (init.signal) options.signal = init.signal;
-  const request = (target.secure ? https.request(options) : http.request(options)) as SinkedRequest;
+  const request = (target.secure ? nodeHttps() : nodeHttp()).request(options) as SinkedRequest;
   request[SINK] = sink;
   request.on('response', sinkResponse);
   request.on('error', sinkError);
