@@ -14,7 +14,7 @@ import {
 import { agentforgeLoop, handLoop, zeroLatencyModel } from './lib/agent-loop.mjs';
 import { gatewayCall, gatewayList, toolSearchBytes } from './lib/gateway.mjs';
 import { scaleOutScenarios } from './lib/scale-out.mjs';
-import { ECHO_TEXT, ORDER_ARGS } from './lib/tools.mjs';
+import { ECHO_TEXT, ORDER_ARGS, youngGenerationBytes } from './lib/tools.mjs';
 
 const spec = JSON.parse(process.argv[2]);
 const impl = await import(`./clients/${spec.impl}.mjs`);
@@ -186,32 +186,41 @@ async function warm(op) {
 
 async function heldMemory(client, pid) {
   const callText = async (name, args) => (await client.call(name, args)).content[0].text;
-  const heapOf = async () => Number((await client.call('count', { gc: true })).content[1].text);
+  // The server collects garbage, then reports its V8 heap in use and its young generation's resident bytes.
+  const serverHeap = async () => {
+    const [, heap, young] = (await client.call('count', { gc: true })).content;
+    return { heap: Number(heap.text), young: Number(young.text) };
+  };
   await warm(echo(client));
   // Warm the hold path too, so the measured delta is per-request state, not first-use code.
   const warmHeld = Array.from({ length: 100 }, () => client.call('hold', {}));
   while (Number(await callText('count', {})) < 100);
   await callText('release', {});
   await Promise.all(warmHeld);
-  const serverHeap0 = await heapOf();
-  globalThis.gc?.();
-  const server0 = memKB(pid, 'VmRSS');
-  const client0 = memKB(process.pid, 'VmRSS');
-  const clientHeap0 = process.memoryUsage().heapUsed;
+  const server0 = { ...(await serverHeap()), rssKB: memKB(pid, 'VmRSS') };
+  const client0 = clientMemory();
   const held = Array.from({ length: spec.inFlight }, () => client.call('hold', {}));
   while (Number(await callText('count', {})) < spec.inFlight);
-  const serverHeap1 = await heapOf();
-  globalThis.gc?.();
-  const server1 = memKB(pid, 'VmRSS');
-  const client1 = memKB(process.pid, 'VmRSS');
-  const clientHeap1 = process.memoryUsage().heapUsed;
+  const server1 = { ...(await serverHeap()), rssKB: memKB(pid, 'VmRSS') };
+  const client1 = clientMemory();
   if (Number(await callText('release', {})) !== spec.inFlight) throw new Error('release count mismatch');
   await Promise.all(held);
   return {
-    serverKB: server1 - server0,
-    clientKB: client1 - client0,
-    serverHeapKB: (serverHeap1 - serverHeap0) / 1024,
-    clientHeapKB: (clientHeap1 - clientHeap0) / 1024,
+    serverKB: server1.rssKB - server0.rssKB,
+    clientKB: client1.rssKB - client0.rssKB,
+    serverHeapKB: (server1.heap - server0.heap) / 1024,
+    clientHeapKB: (client1.heap - client0.heap) / 1024,
+    serverYoungKB: (server1.young - server0.young) / 1024,
+    clientYoungKB: (client1.young - client0.young) / 1024,
+  };
+}
+
+function clientMemory() {
+  globalThis.gc?.();
+  return {
+    rssKB: memKB(process.pid, 'VmRSS'),
+    heap: process.memoryUsage().heapUsed,
+    young: youngGenerationBytes(),
   };
 }
 

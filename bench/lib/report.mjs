@@ -220,7 +220,11 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
   lines.push(
     '- Memory per 1,000 in-flight: RSS (and V8 heap) after 10,000 held tools/call requests minus before (after ' +
       'a forced GC in both processes), stdio, divided by 10. With only 1,000 held, the delta is mostly a one-off ' +
-      "step of V8's young generation growing, whichever implementation triggers it first.",
+      "step of V8's young generation growing, whichever implementation triggers it first. At 10,000 it still " +
+      'can be: the young generation is empty after the forced GC, and the pages it grew by and touched during ' +
+      'the burst are shown on their own rows, with the RSS outside it. V8 grows it when the bytes surviving ' +
+      'scavenges since its last growth pass its size, so when it grows depends on what survived before the burst ' +
+      '(startup and warm-up included) as much as on the requests held.',
   );
   lines.push(
     '- Warm-up: every measured window follows a warm-up of the same connection, of at least 1.5 s and 8,000 ' +

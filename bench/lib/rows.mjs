@@ -601,6 +601,28 @@ export const ROWS = [
     unit: 'MB',
     kind: 'cost',
   },
+  // The young generation is empty after the forced collection both sides take before reading RSS: what it adds
+  // is pages V8 grew it by and touched during the burst. When it grows depends on the bytes surviving scavenges
+  // since its last growth, startup included (NOTES-perf.md, the ninth round), not on the requests held now.
+  ...['server', 'client'].flatMap((side) => [
+    {
+      id: `held-${side}-young`,
+      label: `  ${side} young generation grown during the burst, per 1,000 (empty after the collection)`,
+      cell: 'stdio-held',
+      metric: (r) => r[`${side}YoungKB`] / 1024 / (HELD / 1000),
+      unit: 'MB',
+      kind: 'cost',
+      compare: false,
+    },
+    {
+      id: `held-${side}-outside-young`,
+      label: `  ${side} RSS per 1,000 in-flight requests outside the young generation`,
+      cell: 'stdio-held',
+      metric: (r) => (r[`${side}KB`] - r[`${side}YoungKB`]) / 1024 / (HELD / 1000),
+      unit: 'MB',
+      kind: 'cost',
+    },
+  ]),
   // 6. Agent loop
   {
     id: 'agent',

@@ -2,6 +2,8 @@
 // semantics and the same payloads. JSON Schema here; servers built on the official SDKs build the
 // equivalent zod schemas (their idiomatic path) from bench/lib/zod-tools.mjs.
 
+import v8 from 'node:v8';
+
 export const ECHO_TEXT = 'The quick brown fox jumps over the lazy dog; benchmark payload 0123456789abcdef.';
 
 export const echoSchema = {
@@ -97,7 +99,8 @@ export function release() {
   for (const resolve of held.splice(0)) resolve(textResult('released'));
   return textResult(String(n));
 }
-// With gc: true, collects garbage first and adds the V8 heap in use as a second text block.
+// With gc: true, collects garbage first and adds the V8 heap in use as a second text block, and the young
+// generation's resident bytes (empty after that collection) as a third.
 export function count(args) {
   if (args?.gc !== true) return textResult(String(held.length));
   globalThis.gc?.();
@@ -106,8 +109,19 @@ export function count(args) {
     content: [
       { type: 'text', text: String(held.length) },
       { type: 'text', text: heap },
+      { type: 'text', text: String(youngGenerationBytes()) },
     ],
   };
+}
+
+/** Resident bytes of V8's young generation (new space and new large-object space). */
+export function youngGenerationBytes() {
+  let bytes = 0;
+  for (const space of v8.getHeapSpaceStatistics()) {
+    if (space.space_name === 'new_space' || space.space_name === 'new_large_object_space')
+      bytes += space.physical_space_size;
+  }
+  return bytes;
 }
 
 // Server command-line options, identical for every implementation.
