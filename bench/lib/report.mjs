@@ -114,7 +114,8 @@ function wireTable(summary) {
       row.unit,
       ...['raw', 'raw-wire', 'agentforge'].map((i) => cell(byImpl[i], row.unit)),
     ];
-    cols.push(x(vsRaw(byImpl['raw-wire'], byImpl.raw)), x(vsRaw(byImpl.agentforge, byImpl['raw-wire'])));
+    if (row.compare === false) cols.push('', '');
+    else cols.push(x(vsRaw(byImpl['raw-wire'], byImpl.raw)), x(vsRaw(byImpl.agentforge, byImpl['raw-wire'])));
     lines.push(`| ${cols.join(' | ')} |`);
   }
   return lines;
