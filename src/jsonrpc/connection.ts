@@ -20,6 +20,7 @@ import {
   cancelledError,
   captureResolve,
   deadlineOf,
+  sentDeadline,
   failBeforeSending,
   failPending,
   resolvePending,
@@ -72,7 +73,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
   readonly #pending = new RequestTable<Pending>();
-  readonly #kinds: RequestKinds;
+  readonly #kinds = new RequestKinds();
   readonly #incoming = new RequestTable<Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
@@ -102,7 +103,6 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     this.#hooks = options.hooks ?? noHooks;
     this.#logger = options.logger ?? silentLogger;
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#kinds = new RequestKinds(this.#defaultTimeoutMs);
     transport.onmessage = (message, extra) => this.#receive(message, extra);
     transport.onclose = (reason) => this.#onTransportClosed(reason);
     transport.onerror = (error) => this.#onTransportError(error);
@@ -176,7 +176,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const now = clockMs();
     const pending = this.#kinds.record(method, outgoingParams, options, tag, now);
     this.#pending.set(id, pending);
-    if (pending.kind.deadline !== NEVER) this.#deadlines.hold(pending.kind.deadline);
+    const deadline = sentDeadline(pending, this.#defaultTimeoutMs);
+    if (deadline !== NEVER) this.#deadlines.hold(deadline);
     if (signal) this.#signals.add(signal, id);
     const sendOptions =
       options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
@@ -209,8 +210,10 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     // Requests sent while expiring (a retry from `onfailure`) are not visited: their timer is armed as they are sent.
     for (const id of this.#pending.keys()) {
       const pending = this.#pending.get(id);
-      if (pending === undefined || pending.kind.deadline === NEVER) continue;
-      const deadline = this.#deadlines.of(id, pending.kind.deadline);
+      if (pending === undefined) continue;
+      const sent = sentDeadline(pending, this.#defaultTimeoutMs);
+      if (sent === NEVER) continue;
+      const deadline = this.#deadlines.of(id, sent);
       if (deadline > now) {
         next = Math.min(next, deadline);
         continue;
@@ -225,7 +228,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.kind.deadline !== NEVER) this.#deadlines.release(id);
+    if (sentDeadline(pending, this.#defaultTimeoutMs) !== NEVER) this.#deadlines.release(id);
     const signal = pending.kind.options?.signal;
     if (signal) this.#signals.delete(signal, id);
     return pending;
@@ -304,9 +307,9 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(token);
     const onprogress = pending?.kind.options?.onprogress;
     if (!pending || !onprogress) return;
-    const { options, startedAt, deadline } = pending.kind;
-    if (options?.resetTimeoutOnProgress !== false && deadline !== NEVER)
-      this.#deadlines.move(token, deadlineOf(options, startedAt, this.#defaultTimeoutMs));
+    const options = pending.kind.options;
+    if (options?.resetTimeoutOnProgress !== false && sentDeadline(pending, this.#defaultTimeoutMs) !== NEVER)
+      this.#deadlines.move(token, deadlineOf(options, pending.startedAt, this.#defaultTimeoutMs));
     try {
       onprogress(params);
     } catch (error) {

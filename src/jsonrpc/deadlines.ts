@@ -33,8 +33,8 @@ export class DeadlineTimer {
   #armedFor = Number.POSITIVE_INFINITY;
   #held = 0;
   /**
-   * The deadlines progress moved, by request id: every other request's is its kind's (the requests sent in
-   * one ms share one), so a request in flight keeps no deadline of its own.
+   * The deadlines progress moved, by request id: every other request's follows from when it was sent and its
+   * options, so a request in flight keeps no deadline of its own.
    */
   readonly #moved = new Map<unknown, number>();
 

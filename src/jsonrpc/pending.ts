@@ -8,9 +8,8 @@ import type { Params, RequestOptions, Result, SentRequest } from './incoming.js'
 import { sharedMetaOf } from './serialise.js';
 
 /**
- * What many requests have in common, shared by them: their method, options and tag, a `serialisedOnce` `_meta`
- * ending their params (a 2026-07-28 client's, the same in every request), and the ms they were sent in, so
- * their start and deadline too: requests in flight hold nothing of their own but their resolver and params.
+ * What many requests have in common, shared by them: their method, options and tag, and a `serialisedOnce`
+ * `_meta` ending their params (a 2026-07-28 client's, the same in every request).
  */
 export interface RequestKind {
   readonly method: string;
@@ -19,13 +18,6 @@ export interface RequestKind {
   readonly tag: unknown;
   /** The params' `sharedMetaOf`: left out of the text `Pending.sent` keeps, put back when it is parsed. */
   readonly meta: object | undefined;
-  /** When its requests were sent (`clockMs` ms). */
-  readonly startedAt: number;
-  /**
-   * When they time out (`clockMs` ms); NEVER when they never do. A request whose timeout a progress report
-   * restarted has a deadline of its own (`DeadlineTimer.move`). Its cancellation signal is `options.signal`.
-   */
-  readonly deadline: number;
 }
 
 export interface Pending {
@@ -43,20 +35,21 @@ export interface Pending {
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
    */
   readonly resolve: (result: Result | Promise<Result>) => void;
+  /**
+   * When it was sent (`clockMs` ms). Its deadline is not kept: it follows from this and the kind's options
+   * (`deadlineOf`) unless a progress report moved it (`DeadlineTimer.move`). Its cancellation signal is
+   * `options.signal`.
+   */
+  readonly startedAt: number;
 }
 
 /**
  * Makes each request's Pending record. Its kind is the last one made while requests keep the same method,
- * options and tag and are sent in the same ms (a burst of calls, a client's requests without options of their
- * own); that kind stays referenced until a request of another kind is sent.
+ * options and tag (a burst of calls, a client's requests without options of their own); that kind
+ * stays referenced until a request of another kind is sent.
  */
 export class RequestKinds {
-  readonly #defaultTimeoutMs: number;
   #last: RequestKind | undefined;
-
-  constructor(defaultTimeoutMs: number) {
-    this.#defaultTimeoutMs = defaultTimeoutMs;
-  }
 
   /** The record of a request sent at `now`, its promise made with `captureResolve`. */
   record(
@@ -69,18 +62,11 @@ export class RequestKinds {
     const resolve = capturedResolve();
     const meta = sharedMetaOf(params);
     let kind = this.#last;
-    if (
-      kind?.startedAt !== now ||
-      kind.method !== method ||
-      kind.options !== options ||
-      kind.tag !== tag ||
-      kind.meta !== meta
-    ) {
-      const deadline = deadlineOf(options, now, this.#defaultTimeoutMs, now);
-      kind = { method, options, tag, meta, startedAt: now, deadline };
+    if (kind?.method !== method || kind.options !== options || kind.tag !== tag || kind.meta !== meta) {
+      kind = { method, options, tag, meta };
       this.#last = kind;
     }
-    return { kind, sent: params, resolve };
+    return { kind, sent: params, resolve, startedAt: now };
   }
 }
 
@@ -125,10 +111,15 @@ export function deadlineOf(
   return Number.isFinite(wait) ? now + wait : NEVER;
 }
 
+/** The deadline a request got when it was sent: its `deadlineOf` then. */
+export function sentDeadline(pending: Pending, defaultTimeoutMs: number): number {
+  return deadlineOf(pending.kind.options, pending.startedAt, defaultTimeoutMs, pending.startedAt);
+}
+
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
   return new LocalError(
     'timeout',
-    `request ${pending.kind.method} timed out after ${now - pending.kind.startedAt} ms`,
+    `request ${pending.kind.method} timed out after ${now - pending.startedAt} ms`,
     {
       data: {
         timeoutMs: pending.kind.options?.timeoutMs ?? defaultTimeoutMs,
@@ -158,11 +149,19 @@ export type Resend = (
 class Sent implements SentRequest {
   readonly #kind: RequestKind;
   #sent: string | Params;
+  readonly #startedAt: number;
   readonly #resend: Resend;
 
-  constructor(kind: RequestKind, sent: string | Params, resend: Resend) {
+  constructor(
+    kind: RequestKind,
+    sent: string | Params,
+    /** When it was sent (clockMs). */
+    startedAt: number,
+    resend: Resend,
+  ) {
     this.#kind = kind;
     this.#sent = sent;
+    this.#startedAt = startedAt;
     this.#resend = resend;
   }
 
@@ -184,7 +183,7 @@ class Sent implements SentRequest {
   }
 
   get startedAt(): number {
-    return epochOf(this.#kind.startedAt);
+    return epochOf(this.#startedAt);
   }
 
   resend(params: Params, options?: RequestOptions): Promise<Result> {
@@ -193,7 +192,7 @@ class Sent implements SentRequest {
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.kind, pending.sent, resend);
+  return new Sent(pending.kind, pending.sent, pending.startedAt, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -241,10 +240,6 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent(unsentKind(method, options, tag), params, resend))),
+    resolve(onfailure(error, new Sent({ method, options, tag, meta: undefined }, params, clockMs(), resend))),
   );
-}
-
-function unsentKind(method: string, options: RequestOptions | undefined, tag: unknown): RequestKind {
-  return { method, options, tag, meta: undefined, startedAt: clockMs(), deadline: NEVER };
 }
