@@ -184,6 +184,15 @@ async function warm(op) {
   }
 }
 
+// The HTTP concurrent cell's warm-up: the sequential one, then the measured number of callers for the warm-up's
+// time, as the era cell warms its blocks. The callers open the keep-alive pool's other sockets and run the paths
+// one caller does not; warmed with one caller, the measured window paid for them (rates of 3,000-18,000 calls/s
+// between cells minutes apart, against 24,000-30,000 warmed so; NOTES-perf.md, the ninth round).
+async function warmConcurrent(op) {
+  await warm(op);
+  await concurrent(op, spec.concurrency, spec.warmupMs);
+}
+
 async function heldMemory(client, pid) {
   const callText = async (name, args) => (await client.call(name, args)).content[0].text;
   // The server collects garbage, then reports its V8 heap in use and its young generation's resident bytes.
@@ -361,7 +370,7 @@ const scenarios = {
     }),
   'http-par': () =>
     withHttp(spec.serverArgs ?? [], async (client, pid) => {
-      await warm(echo(client));
+      await warmConcurrent(echo(client));
       return withCpu(pid, () => concurrent(echo(client), spec.concurrency, spec.durationMs));
     }),
   // The legacy era (2025-11-25 session) against the modern one (2026-07-28), each on its own server, in

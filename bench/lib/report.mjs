@@ -232,7 +232,8 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
       'calls (at most 5 s). The JIT tiers up by invocation counts: over HTTP on this machine raw reaches its ' +
       'steady rate after about 4,000 calls and agentforge after about 6,000 (more functions on its path), which ' +
       'a warm-up of 1.5 s alone did not cover for either at ~2,000-6,000 calls/s in the ramp; the SDKs, at a few ' +
-      'hundred calls/s, are steady well within the 5 s. Cold cost is the startup row.',
+      'hundred calls/s, are steady well within the 5 s. The HTTP concurrent row then warms for 1.5 s more with ' +
+      'the callers it measures (the keep-alive pool holds a socket per caller). Cold cost is the startup row.',
   );
   lines.push(
     `- The agent rows warm each loop up for ${config.agentWarmupMs} ms (the same for every implementation): ` +
