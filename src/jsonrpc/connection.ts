@@ -20,6 +20,7 @@ import {
   cancelledError,
   captureResolve,
   deadlineOf,
+  hasDeadline,
   sentDeadline,
   failBeforeSending,
   failPending,
@@ -228,7 +229,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (sentDeadline(pending, this.#defaultTimeoutMs) !== NEVER) this.#deadlines.release(id);
+    if (hasDeadline(pending.kind.options, this.#defaultTimeoutMs)) this.#deadlines.release(id);
     const signal = pending.kind.options?.signal;
     if (signal) this.#signals.delete(signal, id);
     return pending;
@@ -308,7 +309,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     const onprogress = pending?.kind.options?.onprogress;
     if (!pending || !onprogress) return;
     const options = pending.kind.options;
-    if (options?.resetTimeoutOnProgress !== false && sentDeadline(pending, this.#defaultTimeoutMs) !== NEVER)
+    if (options?.resetTimeoutOnProgress !== false && hasDeadline(options, this.#defaultTimeoutMs))
       this.#deadlines.move(token, deadlineOf(options, pending.startedAt, this.#defaultTimeoutMs));
     try {
       onprogress(params);

@@ -111,6 +111,12 @@ export function deadlineOf(
   return Number.isFinite(wait) ? now + wait : NEVER;
 }
 
+/** Whether requests with these options time out at all (their `deadlineOf` is not NEVER): options alone decide. */
+export function hasDeadline(options: RequestOptions | undefined, defaultTimeoutMs: number): boolean {
+  const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs;
+  return Number.isFinite(Math.min(timeoutMs, options?.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY));
+}
+
 /** The deadline a request got when it was sent: its `deadlineOf` then. */
 export function sentDeadline(pending: Pending, defaultTimeoutMs: number): number {
   return deadlineOf(pending.kind.options, pending.startedAt, defaultTimeoutMs, pending.startedAt);
