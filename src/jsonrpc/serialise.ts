@@ -3,7 +3,7 @@
  * `unserialisableAnswer` makes for its id takes its place.
  */
 import { LocalError } from './errors.js';
-import { type JSONRPCErrorResponse, isRequestId } from './messages.js';
+import { type JSONRPCErrorResponse, type RequestId, isRequestId } from './messages.js';
 import { isRecord } from '../util/record.js';
 
 /** What JSON.stringify throws for values JSON cannot express: nesting past the stack, cycles, BigInt. */
@@ -14,10 +14,16 @@ export function isUnserialisable(error: unknown): boolean {
 }
 
 /**
- * For each object `serialisedOnce` made, by identity: how a message whose params' or result's last member it is
- * ends, `,"_meta":<its JSON text>}}` (one string, so a spliced message is one concatenation).
+ * How a message ends whose params' or result's last member is a `serialisedOnce` object: after another member,
+ * `,"_meta":<its JSON text>}}`; as the only member, the same without the comma. Kept for each such object by
+ * identity; a spliced message is its text up to the placeholder, then one of these.
  */
-const metaTails = new WeakMap<object, string>();
+interface MetaTail {
+  readonly member: string;
+  readonly lone: string;
+}
+
+const metaTails = new WeakMap<object, MetaTail>();
 
 /**
  * A deeply frozen copy of a JSON object that goes into many messages unchanged (the `_meta` a 2026-07-28 client
@@ -28,7 +34,7 @@ const metaTails = new WeakMap<object, string>();
 export function serialisedOnce<T extends object>(value: T): Readonly<T> {
   const text = JSON.stringify(value);
   const copy = deepFreeze(JSON.parse(text) as T);
-  metaTails.set(copy, `,"_meta":${text}}}`);
+  metaTails.set(copy, { member: `,"_meta":${text}}}`, lone: `"_meta":${text}}}` });
   return copy;
 }
 
@@ -51,11 +57,40 @@ const META_TAIL = ',"_meta":null}}';
 const LONE_META_TAIL = '{"_meta":null}}';
 
 /**
- * The message's text when its params' or result's `_meta` is a `serialisedOnce` object and the last member of
+ * An outgoing message's JSON text as the pieces it is written from, in order: for a request, `ENVELOPE_HEAD`,
+ * its id's JSON and `methodMember(method)` (`envelope` true); then `text` less its last `cut` characters; then
+ * `tail`. Joined, they are what JSON.stringify writes for the message; a writer of bytes copies them one after
+ * another, without the strings joining them would make. `cut` and `tail` are ASCII unless the tail is a
+ * `serialisedOnce` text's.
+ */
+export interface MessagePieces {
+  envelope: boolean;
+  id: RequestId;
+  method: string;
+  text: string;
+  cut: number;
+  tail: string;
+}
+
+/** `messagePieces`' answer, filled again by every call: read it before serialising another message. */
+const pieces: MessagePieces = { envelope: false, id: 0, method: '', text: '', cut: 0, tail: '' };
+
+function piecesOf(envelope: boolean, id: RequestId, method: string, text: string, cut: number, tail: string) {
+  pieces.envelope = envelope;
+  pieces.id = id;
+  pieces.method = method;
+  pieces.text = text;
+  pieces.cut = cut;
+  pieces.tail = tail;
+  return pieces;
+}
+
+/**
+ * The pieces of a message whose params' or result's `_meta` is a `serialisedOnce` object and the last member of
  * both (as Connection and the server's codecs build them): serialised with a placeholder, the cached text put in
  * its place. Undefined when the message is not shaped so; the caller serialises it whole.
  */
-function splicedText(message: unknown): string | undefined {
+function splicedPieces(message: unknown): MessagePieces | undefined {
   if (!isRecord(message)) return undefined;
   const member = message.result === undefined ? 'params' : 'result';
   const holder = message[member];
@@ -70,8 +105,9 @@ function splicedText(message: unknown): string | undefined {
   } finally {
     holder._meta = meta;
   }
-  if (json.endsWith(META_TAIL)) return json.slice(0, -META_TAIL.length) + metaTail;
-  if (json.endsWith(LONE_META_TAIL)) return `${json.slice(0, 1 - LONE_META_TAIL.length)}${metaTail.slice(1)}`;
+  if (json.endsWith(META_TAIL)) return piecesOf(false, 0, '', json, META_TAIL.length, metaTail.member);
+  if (json.endsWith(LONE_META_TAIL))
+    return piecesOf(false, 0, '', json, LONE_META_TAIL.length - 1, metaTail.lone);
   return undefined;
 }
 
@@ -86,13 +122,13 @@ export function sharedMetaOf(params: unknown): object | undefined {
   return lastKey(params) === '_meta' ? (meta as object) : undefined;
 }
 
-/** The params text of the request `stringifyMessage` last wrote around it; undefined after any other message. */
+/** The params text of the request last serialised around it; undefined after any other message. */
 let writtenParams: string | undefined;
 
 /**
- * The JSON text of the params of the request `stringifyMessage` last serialised, less the `sharedMetaOf` them;
- * undefined when that message was serialised whole. The line holds the same text, so a request sent again from
- * it (JSON.parse, the shared `_meta` put back) sends what went on the wire.
+ * The JSON text of the params of the request `stringifyMessage` or `messagePieces` last serialised, less the
+ * `sharedMetaOf` them; undefined when that message was serialised whole. The line holds the same text, so a
+ * request sent again from it (JSON.parse, the shared `_meta` put back) sends what went on the wire.
  */
 export function takeWrittenParams(): string | undefined {
   const text = writtenParams;
@@ -101,7 +137,7 @@ export function takeWrittenParams(): string | undefined {
 }
 
 const ENVELOPE_KEYS = ['jsonrpc', 'id', 'method', 'params'];
-const ENVELOPE_HEAD = '{"jsonrpc":"2.0","id":';
+export const ENVELOPE_HEAD = '{"jsonrpc":"2.0","id":';
 
 /**
  * A request `{jsonrpc: "2.0", id, method, params}` (those members, in that order, and no more; a safe-integer or
@@ -110,10 +146,11 @@ const ENVELOPE_HEAD = '{"jsonrpc":"2.0","id":';
  * the same bytes JSON.stringify writes for the message, the params serialised once. Undefined for any other
  * message.
  */
-function requestText(message: unknown): string | undefined {
+function requestPieces(message: unknown): MessagePieces | undefined {
   if (!isRecord(message) || typeof message.method !== 'string' || message.jsonrpc !== '2.0') return undefined;
   const { id, params } = message;
   if (typeof id === 'number' ? !Number.isSafeInteger(id) : typeof id !== 'string') return undefined;
+  const requestId = id as RequestId;
   if (!isRecord(params) || 'toJSON' in message || 'toJSON' in params) return undefined;
   let index = 0;
   for (const key in message) if (ENVELOPE_KEYS[index++] !== key) return undefined;
@@ -130,21 +167,23 @@ function requestText(message: unknown): string | undefined {
     }
   }
   writtenParams = text;
-  // Few pieces: each concatenation is a string object of its own until the line is written. The id through
-  // JSON.stringify, not `${id}`: V8 keeps a number converted to a string in its number-string cache, an old-space
-  // table, so every id's string survived the scavenges and was promoted (3 MB more old space and 2-16 MB more
-  // peak RSS over a 64-in-flight run, bench/NOTES-perf.md "eighth round").
-  const head = ENVELOPE_HEAD + JSON.stringify(id) + methodMember(message.method);
-  if (meta === undefined) return `${head + text}}`;
-  const metaTail = metaTails.get(meta) as string;
-  return text.length === 2 ? `${head}{${metaTail.slice(1)}` : head + text.slice(0, -1) + metaTail;
+  if (meta === undefined) return piecesOf(true, requestId, message.method, text, 0, '}');
+  const metaTail = metaTails.get(meta) as MetaTail;
+  return piecesOf(
+    true,
+    requestId,
+    message.method,
+    text,
+    1,
+    text.length === 2 ? metaTail.lone : metaTail.member,
+  );
 }
 
 let lastMethod: string | undefined;
 let lastMethodMember = '';
 
 /** `,"method":<its JSON>,"params":`, kept for the last method (a burst of calls repeats it). */
-function methodMember(method: string): string {
+export function methodMember(method: string): string {
   if (method !== lastMethod) {
     lastMethodMember = `,"method":${JSON.stringify(method)},"params":`;
     lastMethod = method;
@@ -159,14 +198,19 @@ function lastKey(record: Record<string, unknown>): string | undefined {
 }
 
 /**
- * JSON text of an outgoing message. A response JSON cannot express is replaced by the internal error
- * `unserialisableAnswer` makes for its id; any other message that cannot be serialised throws a LocalError.
- * A request's params text, when its envelope was written around it, is then `takeWrittenParams()`'s.
+ * The pieces of an outgoing message's JSON text (the object is shared: read it before serialising another). A
+ * response JSON cannot express is replaced by the internal error `unserialisableAnswer` makes for its id; any
+ * other message that cannot be serialised throws a LocalError. A request's params text, when its envelope is
+ * written around it, is then `takeWrittenParams()`'s.
  */
-export function stringifyMessage(message: unknown): string {
+export function messagePieces(message: unknown): MessagePieces {
   writtenParams = undefined;
   try {
-    return requestText(message) ?? splicedText(message) ?? JSON.stringify(message);
+    return (
+      requestPieces(message) ??
+      splicedPieces(message) ??
+      piecesOf(false, 0, '', JSON.stringify(message), 0, '')
+    );
   } catch (error) {
     const answer = unserialisableAnswer(message, error);
     if (!answer)
@@ -174,8 +218,22 @@ export function stringifyMessage(message: unknown): string {
         'protocol_error',
         `the message could not be serialised: ${(error as Error).message}`,
       );
-    return JSON.stringify(answer);
+    return piecesOf(false, 0, '', JSON.stringify(answer), 0, '');
   }
+}
+
+/**
+ * JSON text of an outgoing message: its `messagePieces` joined. Few pieces: each concatenation is a string
+ * object of its own until the text is written. A request's id goes through JSON.stringify, not `${id}`: V8 keeps
+ * a number converted to a string in its number-string cache, an old-space table, so every id's string survived
+ * the scavenges and was promoted (3 MB more old space and 2-16 MB more peak RSS over a 64-in-flight run,
+ * bench/NOTES-perf.md "eighth round").
+ */
+export function stringifyMessage(message: unknown): string {
+  const { envelope, id, method, text, cut, tail } = messagePieces(message);
+  const body = cut === 0 ? text : text.slice(0, -cut);
+  if (!envelope) return tail === '' ? body : body + tail;
+  return ENVELOPE_HEAD + JSON.stringify(id) + methodMember(method) + body + tail;
 }
 
 /**

@@ -5,9 +5,10 @@
  * session.
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '../jsonrpc/messages.js';
-import { classify } from '../jsonrpc/messages.js';
+import { kindOf } from '../jsonrpc/messages.js';
 import type { MessageExtra, SendOptions, Transport } from '../jsonrpc/transport.js';
 import { LocalError } from '../jsonrpc/errors.js';
+import { RequestTable } from '../jsonrpc/request-table.js';
 import { Notification } from '../mcp/methods.js';
 import { isRequestId } from '../jsonrpc/messages.js';
 import type { JSONRPCNotification } from '../jsonrpc/messages.js';
@@ -32,7 +33,8 @@ export class DualEraChannel implements Transport {
 
   readonly #inner: Transport;
   readonly #target: DualEraTarget;
-  readonly #inflight = new Map<RequestId, InflightRequest>();
+  /** By id: a client numbers its requests 1, 2, 3, ..., so a ring holds them without hashing (RequestTable). */
+  readonly #inflight = new RequestTable<InflightRequest>();
   /** The send promise of the latest response, until it settles. */
   #lastSent: Promise<void> | undefined;
   #closed = false;
@@ -63,13 +65,14 @@ export class DualEraChannel implements Transport {
   }
 
   #route(value: unknown, extra: MessageExtra | undefined): void {
-    const classified = classify(value);
-    if (classified.kind === 'request' && this.#target.isStatelessRequest(classified.message)) {
-      this.#serveStateless(classified.message, extra);
+    // The kind alone: no object made per message (the value is the message when it is valid).
+    const kind = kindOf(value);
+    if (kind === 'request' && this.#target.isStatelessRequest(value as JSONRPCRequest)) {
+      this.#serveStateless(value as JSONRPCRequest, extra);
       return;
     }
-    if (classified.kind === 'notification' && classified.message.method === Notification.Cancelled) {
-      const id = classified.message.params?.requestId;
+    if (kind === 'notification' && (value as JSONRPCNotification).method === Notification.Cancelled) {
+      const id = (value as JSONRPCNotification).params?.requestId;
       const inflight = isRequestId(id) ? this.#inflight.get(id) : undefined;
       if (inflight) {
         // basic/patterns/cancellation: the cancelled request gets no response.
@@ -81,7 +84,7 @@ export class DualEraChannel implements Transport {
   }
 
   #serveStateless(request: JSONRPCRequest, extra: MessageExtra | undefined): void {
-    if (this.#inflight.has(request.id)) {
+    if (this.#inflight.get(request.id) !== undefined) {
       this.#sendQuietly({
         jsonrpc: '2.0',
         id: request.id,
@@ -147,8 +150,8 @@ export class DualEraChannel implements Transport {
   #onInnerClose(reason: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const inflight of this.#inflight.values())
-      inflight.abort(new LocalError('connection_closed', 'stdio closed'));
+    for (const id of this.#inflight.keys())
+      this.#inflight.get(id)?.abort(new LocalError('connection_closed', 'stdio closed'));
     this.#inflight.clear();
     this.onclose?.(reason);
   }

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LocalError } from '../../src/jsonrpc/index.js';
+import { serialisedOnce } from '../../src/jsonrpc/serialise.js';
 import { LineWriter } from '../../src/transports/stdio/framing.js';
 import { StdioServerTransport } from '../../src/transports/stdio/index.js';
 
@@ -32,6 +33,73 @@ function recorder(highWaterMark = 16 * 1024) {
 }
 
 describe('stdio LineWriter', () => {
+  it("writes each message's line as the bytes of JSON.stringify's text, whatever its ids and characters", async () => {
+    const { stream, writes } = recorder(1024 * 1024);
+    const writer = new LineWriter(stream);
+    const meta = serialisedOnce({ 'io.modelcontextprotocol/clientInfo': { name: 'c "é" 😀', version: '1' } });
+    const texts = ['plain', 'é ü', '😀 \u2028 \u0001 "q" \\', '\ud800 lone'];
+    const request = (id: unknown, method: string, params: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params,
+    });
+    const messages: Array<Record<string, unknown>> = [];
+    const ids = [0, -0, 1, 9, 10, 99, 100, 123_456_789, Number.MAX_SAFE_INTEGER, -1, '', 'a', 'q"\u0001é😀'];
+    for (const [index, id] of ids.entries()) {
+      const text = texts[index % texts.length] as string;
+      const method = index % 3 === 0 ? 'tools/call' : index % 3 === 1 ? 'é/😀' : 'resources/read';
+      messages.push(request(id, method, { name: 'echo', arguments: { text } }));
+      messages.push(request(id, method, { text, _meta: meta }));
+      messages.push(request(id, method, { _meta: meta }));
+      messages.push(request(id, method, Object.freeze({ text, _meta: meta })));
+    }
+    messages.push({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'é😀' }], _meta: meta },
+    });
+    messages.push({ jsonrpc: '2.0', id: 'r', result: { _meta: meta } });
+    messages.push({ jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'no "such" method é' } });
+    messages.push({ jsonrpc: '2.0', method: 'notifications/message', params: { data: '😀' } });
+    // An id that is not a safe integer, and members in another order: serialised whole.
+    messages.push({ jsonrpc: '2.0', id: 1.5, method: 'm', params: {} });
+    messages.push({ id: 3, jsonrpc: '2.0', method: 'm', params: {} });
+    const posted = messages.map((message) => writer.post(message));
+    await new Promise((resolve) => process.nextTick(resolve));
+    const lines = Buffer.from(writes.join(''), 'utf8').toString('utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toEqual(messages.map((message) => JSON.stringify(message)));
+    // A request's params text, less a shared `_meta` it ends with, is what post returns.
+    expect(posted[0]).toBe(JSON.stringify(messages[0]?.params));
+    expect(posted[1]).toBe(JSON.stringify({ text: texts[0] }));
+    expect(posted[2]).toBe('{}');
+    expect(posted.at(-1)).toBeUndefined();
+    // A response JSON cannot express becomes an internal error for its id; the writer goes on.
+    const unserialisable = { jsonrpc: '2.0', id: 5, result: { n: 1n } };
+    await writer.write(unserialisable);
+    const answer = JSON.parse(writes.at(-1) as string) as { id: number; error: { code: number } };
+    expect(answer.id).toBe(5);
+    expect(answer.error.code).toBe(-32603);
+  });
+
+  it('writes a message larger than any chunk whole, and the small ones around it in order', async () => {
+    const { stream, writes } = recorder(64 * 1024 * 1024);
+    const writer = new LineWriter(stream);
+    const large = 'ü'.repeat(3 * 1024 * 1024);
+    const messages = [
+      { jsonrpc: '2.0', method: 'a' },
+      { jsonrpc: '2.0', id: 1, result: { text: large } },
+      { jsonrpc: '2.0', method: 'b' },
+    ];
+    await Promise.all(messages.map((message) => writer.write(message)));
+    await writer.write({ jsonrpc: '2.0', method: 'c' });
+    const lines = writes.join('').split('\n');
+    expect(lines).toEqual(
+      [...messages, { jsonrpc: '2.0', method: 'c' }].map((m) => JSON.stringify(m)).concat(''),
+    );
+  });
+
   it('writes every message of a tick as one batch, in order, before the event loop moves on', async () => {
     const { stream, writes } = recorder();
     const writer = new LineWriter(stream);
@@ -106,19 +174,20 @@ describe('stdio LineWriter', () => {
     expect(writes).toHaveLength(4);
   });
 
-  it('hands a stream past its high-water mark its batches as bytes, in slices of 128 KiB, in order', async () => {
-    const chunks: Array<string | Buffer> = [];
+  it('hands the stream bytes, and a stream past its high-water mark slices of 128 KiB, in order', async () => {
+    const chunks: Buffer[] = [];
     const held: Array<() => void> = [];
     const stream = new Writable({
       decodeStrings: false,
       highWaterMark: 1024,
-      write(chunk: string | Buffer, _encoding, callback) {
+      write(chunk: Buffer, _encoding, callback) {
         chunks.push(chunk);
         held.push(callback);
       },
     });
     const writer = new LineWriter(stream);
-    // A burst of 300 lines of about 1,000 characters to a stream that writes nothing until released.
+    // A burst of 300 lines of about 1,950 bytes (960 two-byte characters) to a stream that writes nothing until
+    // released.
     const text = 'é'.repeat(960);
     const sent = Array.from({ length: 300 }, (_, id) =>
       writer.write({ jsonrpc: '2.0', id, result: { text } }),
@@ -130,23 +199,21 @@ describe('stdio LineWriter', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(sent);
-    // The first slice (8 KiB) took the stream past its mark; every later one was queued as bytes.
-    const lengths = chunks.map((chunk) => chunk.toString('utf8').length);
-    expect(typeof chunks[0]).toBe('string');
+    expect(chunks.every((chunk) => Buffer.isBuffer(chunk))).toBe(true);
+    // The first slice (8 KiB) took the stream past its mark; every later one waited for the larger slice.
+    const lengths = chunks.map((chunk) => chunk.length);
     expect(lengths[0]).toBeGreaterThanOrEqual(8 * 1024);
-    expect(lengths[0]).toBeLessThan(9 * 1024);
-    const queued = chunks.slice(1);
-    expect(queued.length).toBeGreaterThan(1);
-    expect(queued.every((chunk) => Buffer.isBuffer(chunk))).toBe(true);
+    expect(lengths[0]).toBeLessThan(10 * 1024);
     const full = lengths.slice(1, -1);
-    expect(full.every((length) => length >= 128 * 1024 && length < 129 * 1024)).toBe(true);
-    const ids = chunks
-      .map((chunk) => chunk.toString('utf8'))
-      .join('')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { id: number }).id);
-    expect(ids).toEqual(Array.from({ length: 300 }, (_, id) => id));
+    expect(full.length).toBeGreaterThan(1);
+    expect(full.every((length) => length >= 128 * 1024 && length < 130 * 1024)).toBe(true);
+    const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+    expect(lines.map((line) => (JSON.parse(line) as { id: number }).id)).toEqual(
+      Array.from({ length: 300 }, (_, id) => id),
+    );
+    expect(
+      lines.every((line) => (JSON.parse(line) as { result: { text: string } }).result.text === text),
+    ).toBe(true);
   });
 
   it('reports a failed slice with the ids of the requests it held, each once', async () => {
@@ -155,8 +222,8 @@ describe('stdio LineWriter', () => {
     const stream = Object.assign(new EventEmitter(), {
       destroyed: false,
       writableEnded: false,
-      write: (chunk: string) => {
-        chunks.push(chunk);
+      write: (chunk: Buffer) => {
+        chunks.push(chunk.toString('utf8'));
         return false;
       },
     });
