@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -98,6 +99,38 @@ describe('stdio LineWriter', () => {
     expect(lines).toEqual(
       [...messages, { jsonrpc: '2.0', method: 'c' }].map((m) => JSON.stringify(m)).concat(''),
     );
+  });
+
+  it('writes through a pipe to a child intact, ticks of one message and bursts alike, its chunks reused', async () => {
+    // The child echoes what it reads: its output is exactly what reached the pipe.
+    const child = spawn(process.execPath, ['-e', 'process.stdin.pipe(process.stdout)'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const received: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => received.push(chunk));
+    const ended = new Promise((resolve) => child.stdout.on('end', resolve));
+    const writer = new LineWriter(child.stdin);
+    const expected: string[] = [];
+    let id = 0;
+    const send = (size: number) => {
+      const message = {
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'm',
+        params: { text: 'é'.repeat(size % 7) + 'x'.repeat(size) },
+      };
+      expected.push(JSON.stringify(message));
+      return writer.write(message);
+    };
+    for (let round = 0; round < 40; round++) {
+      // A tick of one message, then a burst of many of every size, then a tick of one again.
+      await send(round);
+      await Promise.all(Array.from({ length: round * 5 }, (_, index) => send((index * 997) % 20_000)));
+      await send(3);
+    }
+    child.stdin.end();
+    await ended;
+    expect(Buffer.concat(received).toString('utf8').split('\n')).toEqual([...expected, '']);
   });
 
   it('writes every message of a tick as one batch, in order, before the event loop moves on', async () => {

@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { LocalError } from '../../jsonrpc/errors.js';
 import type { RequestId } from '../../jsonrpc/messages.js';
@@ -48,6 +49,13 @@ const NO_BYTES = Buffer.alloc(0);
  */
 export class LineWriter {
   readonly #stream: Writable;
+  /**
+   * A socket (a pipe to a child, stdout as a pipe or a terminal) hands a write to libuv, which either writes it
+   * at once or keeps the bytes until it can: when nothing is left queued right after a write, no batch of the
+   * chunk is still referenced, and the chunk is written over from its start. Any other stream may keep a batch
+   * it acknowledged (a PassThrough passes the same bytes on), so its chunks are never written twice.
+   */
+  readonly #reusesChunk: boolean;
   readonly #onerror: ((error: Error) => void) | undefined;
   readonly #onpostfailed: ((error: Error, ids: readonly RequestId[]) => void) | undefined;
   /** The batch is `#chunk[#start, #end)`; the bytes after it are free. */
@@ -75,6 +83,7 @@ export class LineWriter {
     onpostfailed?: (error: Error, ids: readonly RequestId[]) => void,
   ) {
     this.#stream = stream;
+    this.#reusesChunk = stream instanceof Socket;
     this.#onerror = onerror;
     this.#onpostfailed = onpostfailed;
   }
@@ -151,7 +160,12 @@ export class LineWriter {
       return Promise.reject(
         new LocalError('connection_closed', 'the stream closed before the message was written'),
       );
-    if (stream.write(bytes)) return WRITTEN;
+    const below = stream.write(bytes);
+    if (this.#reusesChunk && stream.writableLength === 0 && this.#end === this.#start) {
+      this.#start = 0;
+      this.#end = 0;
+    }
+    if (below) return WRITTEN;
     return this.#drain();
   }
 
