@@ -30,7 +30,8 @@ const MODES: Array<[string, Parse]> = [
     (parser, line) => {
       const chunk = Buffer.from(`{"before":1}\n${line}\n{"after":2}`, 'latin1');
       const start = chunk.indexOf(0x0a) + 1;
-      return parser.parseAscii(chunk, start, start + line.length);
+      const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.length);
+      return parser.parseAscii(chunk, view, start, start + line.length);
     },
   ],
 ];

@@ -28,6 +28,28 @@ describe('stdio LineReader', () => {
     expect(lineReader.buffered).toBe(0);
   });
 
+  it('reads a backlog (a full read of lines) from its bytes as it reads a short run: every value, CRLF and bad lines', () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', client: { name: 'c' } };
+    const line = (id: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', _meta: meta } });
+    const lines = Array.from({ length: 600 }, (_, index) => line(index + 1));
+    lines[100] = 'not json';
+    lines[200] = `${line(201)}\r`;
+    const text = `${lines.join('\n')}\n${line(601).slice(0, 20)}`;
+    for (const chunks of [[text], text.match(/[^]{1,1000}/g) as string[]]) {
+      const { lineReader, values, bad } = reader();
+      for (const chunk of chunks) lineReader.push(Buffer.from(chunk, 'latin1'));
+      const expected = lines.filter((_, index) => index !== 100).map((l) => JSON.parse(l));
+      expect(values).toEqual(expected);
+      expect(bad).toEqual(['not json']);
+      expect(lineReader.buffered).toBe(20);
+      // The repeated _meta is learnt, and shared by the later lines, by either path.
+      const metas = values.map((value) => (value as { params: { _meta: object } }).params._meta);
+      expect(metas.at(-1)).toBe(metas.at(-2));
+      expect(Object.isFrozen(metas.at(-1))).toBe(true);
+    }
+  });
+
   it('decodes non-ASCII lines, and a character split across chunks', () => {
     const { lineReader, values } = reader();
     const bytes = Buffer.from('{"text":"café ☕"}\n{"text":"plain"}\n{"text":"naïve"}\n');
