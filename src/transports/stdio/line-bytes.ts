@@ -58,9 +58,28 @@ export function encodeLine(chunk: Buffer, at: number, pieces: MessagePieces): nu
   end += chunk.write(pieces.text, end) - pieces.cut;
   const tail = pieces.tail;
   if (tail.length === 1 && tail.charCodeAt(0) < 0x80) chunk[end++] = tail.charCodeAt(0);
-  else if (tail !== '') end += chunk.write(tail, end);
+  else if (tail !== '') {
+    const bytes = tailBytes(tail);
+    chunk.set(bytes, end);
+    end += bytes.length;
+  }
   chunk[end++] = NEWLINE;
   return end;
+}
+
+let bytesOf: string | undefined;
+let lastTailBytes = HEAD;
+
+/**
+ * A tail as bytes, kept for the last one: a `serialisedOnce` `_meta`'s, the same string in every message that
+ * ends with it, is encoded once and copied after that.
+ */
+function tailBytes(tail: string): Buffer {
+  if (tail !== bytesOf) {
+    lastTailBytes = Buffer.from(tail, 'utf8');
+    bytesOf = tail;
+  }
+  return lastTailBytes;
 }
 
 /** The decimal digits of a non-negative safe integer. */
