@@ -82,7 +82,7 @@ export class RepeatedMetaParser {
       sameBytes(view, end - tail.byteLength, tail)
     ) {
       const cut = end - tail.byteLength;
-      const resultAt = resultStartIn(bytes, start, cut);
+      const resultAt = resultStartIn(bytes, view, start, cut);
       const value =
         resultAt === -1
           ? this.#placed(markedParse(this.#marked(bytes, view, start, cut, 0)))
@@ -110,7 +110,7 @@ export class RepeatedMetaParser {
       );
       scratch.write(this.#markerTail, scratch.length - tailBytes, 'latin1');
       this.#scratch = scratch;
-      this.#scratchView = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
+      this.#scratchView = viewOf(scratch);
     }
     const at = scratch.length - needed;
     if (to - from > LOOP_COPY_BYTES) bytes.copy(scratch, at, from, to);
@@ -167,8 +167,7 @@ export class RepeatedMetaParser {
     }
     if (!isRecord(meta)) return;
     this.#tail = tail;
-    const tailBytes = Buffer.from(tail, 'utf8');
-    this.#tailView = new DataView(tailBytes.buffer, tailBytes.byteOffset, tailBytes.length);
+    this.#tailView = viewOf(Buffer.from(tail, 'utf8'));
     this.#meta = serialisedOnce(meta);
     this.#candidate = undefined;
   }
@@ -235,24 +234,20 @@ function resultStart(text: string): number {
   return at + RESULT_KEY.length;
 }
 
-const RESPONSE_HEAD_BYTES = Buffer.from(RESPONSE_HEAD, 'latin1');
-const RESULT_KEY_BYTES = Buffer.from(RESULT_KEY, 'latin1');
+const RESPONSE_HEAD_VIEW = viewOf(Buffer.from(RESPONSE_HEAD, 'latin1'));
+const RESULT_KEY_VIEW = viewOf(Buffer.from(RESULT_KEY, 'latin1'));
 
-/**
- * Whether `bytes` holds `expected` at `at`. A loop: for these few bytes, and a request line that differs from a
- * response's at the third byte after its id, cheaper than Buffer#compare's checks and native call.
- */
-function holdsAt(bytes: Buffer, at: number, expected: Buffer): boolean {
-  if (at + expected.length > bytes.length) return false;
-  for (let index = 0; index < expected.length; index++)
-    if (bytes[at + index] !== expected[index]) return false;
-  return true;
+function viewOf(bytes: Buffer): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
-/** As `resultStart`, for the ASCII line `bytes[start, end)`: an index into `bytes`. */
-function resultStartIn(bytes: Buffer, start: number, end: number): number {
-  if (!holdsAt(bytes, start, RESPONSE_HEAD_BYTES)) return -1;
-  const from = start + RESPONSE_HEAD_BYTES.length;
+/**
+ * As `resultStart`, for the ASCII line `bytes[start, end)` (`view` of the same bytes): an index into `bytes`. A
+ * request line differs from a response's 3 bytes after its id.
+ */
+function resultStartIn(bytes: Buffer, view: DataView, start: number, end: number): number {
+  if (!sameBytes(view, start, RESPONSE_HEAD_VIEW)) return -1;
+  const from = start + RESPONSE_HEAD_VIEW.byteLength;
   let at = from;
   let id = 0;
   // JSON allows no leading zero: a 0 is the whole number.
@@ -266,8 +261,8 @@ function resultStartIn(bytes: Buffer, start: number, end: number): number {
       id = id * 10 + digit;
       at++;
     }
-  const keyEnd = at + RESULT_KEY_BYTES.length;
-  if (at === from || at - from > MAX_ID_DIGITS || keyEnd > end || !holdsAt(bytes, at, RESULT_KEY_BYTES))
+  const keyEnd = at + RESULT_KEY_VIEW.byteLength;
+  if (at === from || at - from > MAX_ID_DIGITS || keyEnd > end || !sameBytes(view, at, RESULT_KEY_VIEW))
     return -1;
   parsedId = id;
   return keyEnd;
