@@ -19,6 +19,7 @@ import {
   type Resend,
   cancelledError,
   captureResolve,
+  capturedResolve,
   deadlineOf,
   hasDeadline,
   sentDeadline,
@@ -27,6 +28,7 @@ import {
   resolvePending,
   timeoutError,
 } from './pending.js';
+import { PendingTable } from './pending-table.js';
 import { RequestTable } from './request-table.js';
 import { SendWatch, sendSafely } from './send-watch.js';
 import { SignalWatch } from './signal-watch.js';
@@ -73,7 +75,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
   readonly #hooks: ProtocolHooks;
   readonly #logger: Logger;
   readonly #defaultTimeoutMs: number;
-  readonly #pending = new RequestTable<Pending>();
+  readonly #pending = new PendingTable();
   readonly #kinds = new RequestKinds();
   readonly #incoming = new RequestTable<Incoming>();
   readonly #requestHandlers = new Map<string, RequestHandler<Outgoing>>();
@@ -175,15 +177,15 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
         : { jsonrpc: '2.0', id, method, params: outgoingParams };
     const promise = new Promise<Result>(captureResolve);
     const now = clockMs();
-    const pending = this.#kinds.record(method, outgoingParams, options, tag, now);
-    this.#pending.set(id, pending);
-    const deadline = sentDeadline(pending, this.#defaultTimeoutMs);
+    const kind = this.#kinds.kindOf(method, outgoingParams, options, tag, now);
+    this.#pending.add(id, kind, outgoingParams, capturedResolve());
+    const deadline = deadlineOf(options, now, this.#defaultTimeoutMs, now);
     if (deadline !== NEVER) this.#deadlines.hold(deadline);
     if (signal) this.#signals.add(signal, id);
     const sendOptions =
       options?.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
     const written = this.#sends.send(this.#transport, message, id, sendOptions);
-    if (written !== undefined) pending.sent = written;
+    if (written !== undefined) this.#pending.setSent(id, written);
     return promise;
   }
 
@@ -226,9 +228,8 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
 
   /** Removes a pending entry and its timer/listener; false if it was already settled. */
   #settle(id: RequestId): Pending | undefined {
-    const pending = this.#pending.get(id);
+    const pending = this.#pending.take(id);
     if (!pending) return undefined;
-    this.#pending.delete(id);
     if (hasDeadline(pending.kind.options, this.#defaultTimeoutMs)) this.#deadlines.release(id);
     const signal = pending.kind.options?.signal;
     if (signal) this.#signals.delete(signal, id);
@@ -310,7 +311,7 @@ export class Connection<Outgoing extends RequestMap = RequestMap> {
     if (!pending || !onprogress) return;
     const options = pending.kind.options;
     if (options?.resetTimeoutOnProgress !== false && hasDeadline(options, this.#defaultTimeoutMs))
-      this.#deadlines.move(token, deadlineOf(options, pending.startedAt, this.#defaultTimeoutMs));
+      this.#deadlines.move(token, deadlineOf(options, pending.kind.startedAt, this.#defaultTimeoutMs));
     try {
       onprogress(params);
     } catch (error) {

@@ -8,8 +8,9 @@ import type { Params, RequestOptions, Result, SentRequest } from './incoming.js'
 import { sharedMetaOf } from './serialise.js';
 
 /**
- * What many requests have in common, shared by them: their method, options and tag, and a `serialisedOnce`
- * `_meta` ending their params (a 2026-07-28 client's, the same in every request).
+ * What many requests have in common, shared by them: their method, options and tag, a `serialisedOnce` `_meta`
+ * ending their params (a 2026-07-28 client's, the same in every request), and the ms they were sent in (a burst
+ * is sent in one: a request in flight keeps no time of its own).
  */
 export interface RequestKind {
   readonly method: string;
@@ -18,6 +19,12 @@ export interface RequestKind {
   readonly tag: unknown;
   /** The params' `sharedMetaOf`: left out of the text `Pending.sent` keeps, put back when it is parsed. */
   readonly meta: object | undefined;
+  /**
+   * When its requests were sent (`clockMs` ms). A request's deadline is not kept: it follows from this and the
+   * options (`deadlineOf`) unless a progress report moved it (`DeadlineTimer.move`). Its cancellation signal is
+   * `options.signal`.
+   */
+  readonly startedAt: number;
 }
 
 export interface Pending {
@@ -35,38 +42,37 @@ export interface Pending {
    * `reject` is not kept: a function per request in flight, for the rare request that fails.
    */
   readonly resolve: (result: Result | Promise<Result>) => void;
-  /**
-   * When it was sent (`clockMs` ms). Its deadline is not kept: it follows from this and the kind's options
-   * (`deadlineOf`) unless a progress report moved it (`DeadlineTimer.move`). Its cancellation signal is
-   * `options.signal`.
-   */
-  readonly startedAt: number;
 }
 
 /**
- * Makes each request's Pending record. Its kind is the last one made while requests keep the same method,
- * options and tag (a burst of calls, a client's requests without options of their own); that kind
- * stays referenced until a request of another kind is sent.
+ * Gives each request its kind: the last one made while requests keep the same method, options, tag and shared
+ * `_meta` (a burst of calls, a client's requests without options of their own); that kind stays referenced until
+ * a request of another kind is sent.
  */
 export class RequestKinds {
   #last: RequestKind | undefined;
 
-  /** The record of a request sent at `now`, its promise made with `captureResolve`. */
-  record(
+  /** The kind of a request sent at `startedAt` (`clockMs`). */
+  kindOf(
     method: string,
     params: Params,
     options: RequestOptions | undefined,
     tag: unknown,
-    now: number,
-  ): Pending {
-    const resolve = capturedResolve();
+    startedAt: number,
+  ): RequestKind {
     const meta = sharedMetaOf(params);
-    let kind = this.#last;
-    if (kind?.method !== method || kind.options !== options || kind.tag !== tag || kind.meta !== meta) {
-      kind = { method, options, tag, meta };
-      this.#last = kind;
-    }
-    return { kind, sent: params, resolve, startedAt: now };
+    const last = this.#last;
+    if (
+      last?.startedAt === startedAt &&
+      last.method === method &&
+      last.options === options &&
+      last.tag === tag &&
+      last.meta === meta
+    )
+      return last;
+    const kind = { method, options, tag, meta, startedAt };
+    this.#last = kind;
+    return kind;
   }
 }
 
@@ -119,13 +125,13 @@ export function hasDeadline(options: RequestOptions | undefined, defaultTimeoutM
 
 /** The deadline a request got when it was sent: its `deadlineOf` then. */
 export function sentDeadline(pending: Pending, defaultTimeoutMs: number): number {
-  return deadlineOf(pending.kind.options, pending.startedAt, defaultTimeoutMs, pending.startedAt);
+  return deadlineOf(pending.kind.options, pending.kind.startedAt, defaultTimeoutMs, pending.kind.startedAt);
 }
 
 export function timeoutError(pending: Pending, now: number, defaultTimeoutMs: number): LocalError {
   return new LocalError(
     'timeout',
-    `request ${pending.kind.method} timed out after ${now - pending.startedAt} ms`,
+    `request ${pending.kind.method} timed out after ${now - pending.kind.startedAt} ms`,
     {
       data: {
         timeoutMs: pending.kind.options?.timeoutMs ?? defaultTimeoutMs,
@@ -155,19 +161,11 @@ export type Resend = (
 class Sent implements SentRequest {
   readonly #kind: RequestKind;
   #sent: string | Params;
-  readonly #startedAt: number;
   readonly #resend: Resend;
 
-  constructor(
-    kind: RequestKind,
-    sent: string | Params,
-    /** When it was sent (clockMs). */
-    startedAt: number,
-    resend: Resend,
-  ) {
+  constructor(kind: RequestKind, sent: string | Params, resend: Resend) {
     this.#kind = kind;
     this.#sent = sent;
-    this.#startedAt = startedAt;
     this.#resend = resend;
   }
 
@@ -189,7 +187,7 @@ class Sent implements SentRequest {
   }
 
   get startedAt(): number {
-    return epochOf(this.#startedAt);
+    return epochOf(this.#kind.startedAt);
   }
 
   resend(params: Params, options?: RequestOptions): Promise<Result> {
@@ -198,7 +196,7 @@ class Sent implements SentRequest {
 }
 
 function sentRequest(pending: Pending, resend: Resend): SentRequest {
-  return new Sent(pending.kind, pending.sent, pending.startedAt, resend);
+  return new Sent(pending.kind, pending.sent, resend);
 }
 
 /** Fails the caller's promise: resolved with a rejected one, which it follows (the reason unchanged). */
@@ -246,6 +244,11 @@ export function failBeforeSending(
   const onfailure = options?.onfailure;
   if (onfailure === undefined) return Promise.reject(error);
   return new Promise<Result>((resolve) =>
-    resolve(onfailure(error, new Sent({ method, options, tag, meta: undefined }, params, clockMs(), resend))),
+    resolve(
+      onfailure(
+        error,
+        new Sent({ method, options, tag, meta: undefined, startedAt: clockMs() }, params, resend),
+      ),
+    ),
   );
 }
