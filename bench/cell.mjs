@@ -200,18 +200,23 @@ async function heldMemory(client, pid) {
     const [, heap, young] = (await client.call('count', { gc: true })).content;
     return { heap: Number(heap.text), young: Number(young.text) };
   };
+  // Two collections, as the client's own (clientMemory): RSS read after the second.
+  const serverMemory = async () => {
+    await serverHeap();
+    return { ...(await serverHeap()), rssKB: memKB(pid, 'VmRSS') };
+  };
   await warm(echo(client));
   // Warm the hold path too, so the measured delta is per-request state, not first-use code.
   const warmHeld = Array.from({ length: 100 }, () => client.call('hold', {}));
   while (Number(await callText('count', {})) < 100);
   await callText('release', {});
   await Promise.all(warmHeld);
-  const server0 = { ...(await serverHeap()), rssKB: memKB(pid, 'VmRSS') };
-  const client0 = clientMemory();
+  const server0 = await serverMemory();
+  const client0 = await clientMemory();
   const held = Array.from({ length: spec.inFlight }, () => client.call('hold', {}));
   while (Number(await callText('count', {})) < spec.inFlight);
-  const server1 = { ...(await serverHeap()), rssKB: memKB(pid, 'VmRSS') };
-  const client1 = clientMemory();
+  const server1 = await serverMemory();
+  const client1 = await clientMemory();
   if (Number(await callText('release', {})) !== spec.inFlight) throw new Error('release count mismatch');
   await Promise.all(held);
   return {
@@ -224,7 +229,15 @@ async function heldMemory(client, pid) {
   };
 }
 
-function clientMemory() {
+// Two collections a turn of the event loop apart, RSS read after the second. V8 frees a dead ArrayBuffer's memory
+// on a helper thread after the collection that found it, and the next collection waits for that to finish: read
+// right after one collection, RSS counted the burst's written bytes, all delivered, as memory of the requests
+// held in about one cell in two (4 MB of ArrayBuffers for agentforge's client at 10,000; NOTES-perf.md, Q1).
+async function clientMemory() {
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+  await turn();
+  globalThis.gc?.();
+  await turn();
   globalThis.gc?.();
   return {
     rssKB: memKB(process.pid, 'VmRSS'),

@@ -219,8 +219,11 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
     '- SDK servers declare tools with zod (their idiomatic path); agentforge and raw with JSON Schema.',
   );
   lines.push(
-    '- Memory per 1,000 in-flight: RSS (and V8 heap) after 10,000 held tools/call requests minus before (after ' +
-      'a forced GC in both processes), stdio, divided by 10. With only 1,000 held, the delta is mostly a one-off ' +
+    '- Memory per 1,000 in-flight: RSS (and V8 heap) after 10,000 held tools/call requests minus before, stdio, ' +
+      'divided by 10. Each process is read after two forced collections a turn of the event loop apart: V8 frees ' +
+      "a dead ArrayBuffer's memory on a helper thread after the collection that found it, so one collection left " +
+      "a burst's written bytes, all delivered, in about one client reading in two. With only 1,000 held, the " +
+      'delta is mostly a one-off ' +
       "step of V8's young generation growing, whichever implementation triggers it first. At 10,000 it still " +
       'can be: the young generation is empty after the forced GC, and the pages it grew by and touched during ' +
       'the burst are shown on their own rows, with the RSS outside it. V8 grows it when the bytes surviving ' +

@@ -62,7 +62,8 @@ export class IdRing {
   /** Empties a slot `find` or `claim` gave. */
   free(slot: number): void {
     this.ids[slot] = undefined;
-    for (const column of this.columns) column[slot] = undefined;
+    const columns = this.columns;
+    for (let c = 0; c < columns.length; c++) (columns[c] as unknown[])[slot] = undefined;
     if (--this.count === 0 && this.ids.length > KEPT_SLOTS) this.#resize(KEPT_SLOTS);
   }
 
