@@ -1,7 +1,7 @@
 // The agent layer's own CPU per turn, apart from any client or transport: `node bench/agent-layer.mjs [rounds]
 // [runs per block] [dir ...]` runs the agent cell's loop (3 servers, the zero-latency model, 10 turns per run,
 // 3 parallel calls per turn) with every server an in-process stand-in that answers each tools/call with an
-// already settled promise, once as agentforge's Agent + McpHost (the default connector's tasks wrapper in front,
+// already settled promise, once as agentforge's Agent + McpHost (the stand-ins given as a user's own connector,
 // approval pre-granted) for each dist directory given (default: this checkout), once as the hand loop over the
 // same stand-ins. Blocks of runs alternate in one process and each block's CPU is read, so the medians and the
 // per-round ratios hold on a loaded machine, where the agent cell's own figures swing by 30% between runs: with
@@ -36,11 +36,10 @@ for (const dir of dirs) {
   const { Agent, McpHost, parseConfig } = await import(
     pathToFileURL(resolve(dir, 'dist/agent/index.js')).href
   );
-  const { withTaskCalls } = await import(pathToFileURL(resolve(dir, 'dist/agent/task-client.js')).href);
   const mcpServers = Object.fromEntries(
     [1, 2, 3].map((i) => [`s${i}`, { command: 'stand-in', approval: 'auto' }]),
   );
-  const connector = async () => withTaskCalls(standIn(), {}, () => {});
+  const connector = async () => standIn();
   const host = await McpHost.start(parseConfig({ mcpServers }), { connector });
   const agent = new Agent({ model: zeroLatencyModel(TURNS_PER_RUN), host, maxSteps: TURNS_PER_RUN + 1 });
   loops.set(dir, (input) => agent.run(input));

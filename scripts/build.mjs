@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundle } from './bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -31,6 +32,7 @@ for (const { project, out } of outputs) {
     if (!emitOnError) process.exit(1);
     console.warn(`[build] tsc reported errors in ${project}; using the emitted output anyway`);
   }
+  if (out === 'dist') await bundle(root, next);
   const current = join(root, out);
   const old = join(root, `${out}.old`);
   rmSync(old, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * [act] (tools/call), [observe] (the result), and finally the [answer] and [close].
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent } from '../agent/agent.js';
 import { parseApprovalPolicy } from '../agent/approval.js';
@@ -14,11 +14,16 @@ import { parseConfig } from '../agent/config.js';
 import { DEMO_MODEL_LABEL } from '../agent/demo-model.js';
 import { McpHost } from '../agent/host.js';
 import { trackChild, untrackChild } from '../transports/stdio/children.js';
+import { packageRoot } from '../util/package-root.js';
 import { describeRegistry, describeServers, renderEvent } from './render.js';
 import { chooseModel, stderrLogger } from './setup.js';
 import { Terminal } from './terminal.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
+/** The example servers the demo starts, shipped in the package beside dist/. */
+function example(file: string): string {
+  return join(packageRoot(), 'examples', file);
+}
+
 const DEMO_TASK =
   'Where is my order 12345 and when will it arrive? Also, what is the weather in Hangzhou today?';
 
@@ -92,11 +97,11 @@ function demoConfig(ordersUrl: string, refundsUrl: string) {
   const node = process.execPath;
   return {
     mcpServers: {
-      weather: { command: node, args: [`${EXAMPLES}weather/server.mjs`], approval: 'auto' },
+      weather: { command: node, args: [example('weather/server.mjs')], approval: 'auto' },
       orders: { url: ordersUrl, type: 'http', approval: 'auto', group: 'support' },
       logistics: {
         command: node,
-        args: [`${EXAMPLES}customer-service/logistics.mjs`],
+        args: [example('customer-service/logistics.mjs')],
         approval: 'auto',
         group: 'support',
       },
@@ -108,7 +113,7 @@ function demoConfig(ordersUrl: string, refundsUrl: string) {
 
 /** Spawns an HTTP example on an ephemeral port; it prints `{"url": ...}` on stdout once listening. */
 async function startHttpExample(file: string, children: ChildProcess[]): Promise<string> {
-  const child = spawn(process.execPath, [`${EXAMPLES}${file}`, '--http', '--port', '0'], {
+  const child = spawn(process.execPath, [example(file), '--http', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     // Its own process group, tracked like a stdio server's, so no way of ending the demo leaves it running.
     detached: process.platform !== 'win32',

@@ -30,7 +30,7 @@ import { runCommand } from './run.js';
 import { closest, didYouMean } from './suggest.js';
 import { startTelemetry, stopTelemetry } from './telemetry.js';
 import { toolsCommand } from './tools.js';
-import { packageVersion } from './version.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 
 interface Command {
   readonly spec: CommandSpec;
@@ -61,7 +61,7 @@ async function main(argv: string[], signal: AbortSignal): Promise<number> {
   }
   if (name === 'help' || name === '--help' || name === '-h') return help(rest[0]);
   if (name === '--version' || name === '-V' || name === 'version') {
-    process.stdout.write(`${packageVersion()}\n`);
+    process.stdout.write(`${PACKAGE_VERSION}\n`);
     return EXIT.ok;
   }
   const command = COMMANDS.find((c) => c.spec.name === name);
