@@ -29,7 +29,11 @@ function builtAt(root: string): number {
 
 export default function setup(): void {
   const root = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
-  if (builtAt(root) > newestMtime(join(root, 'src'))) return;
+  // The build's own scripts and the manifest (its exports are the bundle's entries) count as sources too.
+  const inputs = ['scripts/build.mjs', 'scripts/bundle.mjs', 'package.json'].map(
+    (file) => statSync(join(root, file)).mtimeMs,
+  );
+  if (builtAt(root) > Math.max(newestMtime(join(root, 'src')), ...inputs)) return;
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--emit-on-error'], {
     cwd: root,
     stdio: 'inherit',
