@@ -193,6 +193,13 @@ async function warmConcurrent(op) {
   await concurrent(op, spec.concurrency, spec.warmupMs);
 }
 
+// Requests are held in steps (`spec.held`, totals in increasing order), each side read after each step against
+// the same reading before the first: the last step's deltas are the result's plain fields, the first step's the
+// same names prefixed `early`. They are sent `HELD_BATCH` at a time, each batch held by the server before the
+// next is sent, as long calls pile up on a busy connection: sent in one burst, up to all their bytes wait in the
+// pipe at once, and what the allocator keeps of that after it is freed (0-50 MB of client RSS for 100,000, from
+// one cell to the next) outweighed the requests' own state (bench/RESULTS.md, "Memory per 1,000 in-flight").
+const HELD_BATCH = 1_000;
 async function heldMemory(client, pid) {
   const callText = async (name, args) => (await client.call(name, args)).content[0].text;
   // The server collects garbage, then reports its V8 heap in use and its young generation's resident bytes.
@@ -213,20 +220,31 @@ async function heldMemory(client, pid) {
   await Promise.all(warmHeld);
   const server0 = await serverMemory();
   const client0 = await clientMemory();
-  const held = Array.from({ length: spec.inFlight }, () => client.call('hold', {}));
-  while (Number(await callText('count', {})) < spec.inFlight);
-  const server1 = await serverMemory();
-  const client1 = await clientMemory();
-  if (Number(await callText('release', {})) !== spec.inFlight) throw new Error('release count mismatch');
-  await Promise.all(held);
-  return {
+  const deltas = (server1, client1) => ({
     serverKB: server1.rssKB - server0.rssKB,
     clientKB: client1.rssKB - client0.rssKB,
     serverHeapKB: (server1.heap - server0.heap) / 1024,
     clientHeapKB: (client1.heap - client0.heap) / 1024,
     serverYoungKB: (server1.young - server0.young) / 1024,
     clientYoungKB: (client1.young - client0.young) / 1024,
-  };
+  });
+  const held = [];
+  const readings = [];
+  for (const total of spec.held) {
+    while (held.length < total) {
+      const batch = Math.min(HELD_BATCH, total - held.length);
+      for (let i = 0; i < batch; i++) held.push(client.call('hold', {}));
+      while (Number(await callText('count', {})) < held.length);
+    }
+    readings.push({ held: total, ...deltas(await serverMemory(), await clientMemory()) });
+  }
+  if (Number(await callText('release', {})) !== held.length) throw new Error('release count mismatch');
+  await Promise.all(held);
+  const early = Object.entries(readings[0]).map(([key, value]) => [
+    `early${key[0].toUpperCase()}${key.slice(1)}`,
+    value,
+  ]);
+  return { ...readings.at(-1), ...Object.fromEntries(early) };
 }
 
 // Two collections a turn of the event loop apart, RSS read after the second. V8 frees a dead ArrayBuffer's memory

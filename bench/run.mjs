@@ -23,6 +23,8 @@ const config = quick
       startupSpawns: 2,
       agentTurns: 30,
       agentWarmupMs: 100,
+      // The held-request steps of a smoke run (a full run's are the rows' own).
+      held: [1_000, 5_000],
     }
   : {
       reps: 3,
@@ -60,7 +62,8 @@ function runCell(spec) {
     let err = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (err += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    // An SDK's held cell (100,000 requests on each side) takes about 90 s.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       const line = out.split('\n').find((l) => l.startsWith('RESULT '));
@@ -83,6 +86,7 @@ const cellSpec = (cellId) => {
     durationMs: config.durationMs,
     repeat: config.startupPerRep,
     agentWarmupMs: config.agentWarmupMs,
+    ...(config.held && row.spec.held ? { held: config.held } : {}),
   };
 };
 

@@ -10,12 +10,12 @@ export async function connectStdio({ command, args }) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
   await client.connect(transport);
-  return wrap(client, transport);
+  return wrap(client, transport, (params, options) => client.callTool(params, undefined, options));
 }
 
 export async function connectHttp(url) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
-  return wrap(client, transport);
+  return wrap(client, transport, (params, options) => client.callTool(params, undefined, options));
 }

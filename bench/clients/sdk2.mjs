@@ -10,7 +10,7 @@ export async function connectStdio({ command, args }) {
   const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
   await client.connect(transport);
-  return wrap(client, transport);
+  return wrap(client, transport, (params, options) => client.callTool(params, options));
 }
 
 export async function connectHttp(url, { mode }) {
@@ -20,5 +20,5 @@ export async function connectHttp(url, { mode }) {
   );
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
-  return wrap(client, transport);
+  return wrap(client, transport, (params, options) => client.callTool(params, options));
 }

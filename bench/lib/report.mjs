@@ -219,16 +219,22 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
     '- SDK servers declare tools with zod (their idiomatic path); agentforge and raw with JSON Schema.',
   );
   lines.push(
-    '- Memory per 1,000 in-flight: RSS (and V8 heap) after 10,000 held tools/call requests minus before, stdio, ' +
-      'divided by 10. Each process is read after two forced collections a turn of the event loop apart: V8 frees ' +
-      "a dead ArrayBuffer's memory on a helper thread after the collection that found it, so one collection left " +
-      "a burst's written bytes, all delivered, in about one client reading in two. With only 1,000 held, the " +
-      'delta is mostly a one-off ' +
-      "step of V8's young generation growing, whichever implementation triggers it first. At 10,000 it still " +
-      'can be: the young generation is empty after the forced GC, and the pages it grew by and touched during ' +
-      'the burst are shown on their own rows, with the RSS outside it. V8 grows it when the bytes surviving ' +
-      'scavenges since its last growth pass its size, so when it grows depends on what survived before the burst ' +
-      '(startup and warm-up included) as much as on the requests held.',
+    "- Memory per 1,000 in-flight: stdio tools/call requests held by the server's `hold` tool on one " +
+      'connection, 10,000 and then 90,000 more, sent 1,000 at a time (each batch held by the server before the ' +
+      'next is sent, as long calls pile up on a busy connection); RSS and V8 heap after each step minus before ' +
+      'the first, per 1,000 held. Each process is read after two forced collections a turn of the event loop ' +
+      "apart: V8 frees a dead ArrayBuffer's memory on a helper thread after the collection that found it, so one " +
+      "collection left a burst's written bytes, all delivered, in about one client reading in two. The targets " +
+      'read the 100,000 step. At 10,000 the RSS delta is decided by whether V8 grows its young generation during ' +
+      'the step and how many of its new pages the step touches (its own rows; empty after the collection): V8 ' +
+      'grows it when the bytes surviving scavenges since its last growth pass its size, so that depends on what ' +
+      'survived before (startup and warm-up included) as much as on the requests held. raw-wire keeps what raw ' +
+      "keeps per request (V8 heap per 1,000 1.00x) and read 1.5-3.2x raw's client RSS at 10,000. By 100,000 " +
+      "every implementation's young generation has grown to V8's maximum and been cycled through, a step " +
+      'common to all, and raw-wire reads what its heap says (client 1.01-1.06x, server 1.33x with heap 1.30x). ' +
+      "Sent in one burst instead of batches, up to all of 100,000 requests' bytes waited in the pipe at once, " +
+      "and what the allocator kept of them after they were freed moved the client's RSS by 0-50 MB from one " +
+      'cell to the next.',
   );
   lines.push(
     '- Warm-up: every measured window follows a warm-up of the same connection, of at least 1.5 s and 8,000 ' +
