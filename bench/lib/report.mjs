@@ -229,9 +229,10 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
       'the step and how many of its new pages the step touches (its own rows; empty after the collection): V8 ' +
       'grows it when the bytes surviving scavenges since its last growth pass its size, so that depends on what ' +
       'survived before (startup and warm-up included) as much as on the requests held. raw-wire keeps what raw ' +
-      "keeps per request (V8 heap per 1,000 1.00x) and read 1.5-3.2x raw's client RSS at 10,000. By 100,000 " +
+      "keeps per request (V8 heap per 1,000 1.00x) and read 1.8-3.2x raw's client RSS at 10,000. By 100,000 " +
       "every implementation's young generation has grown to V8's maximum and been cycled through, a step " +
-      'common to all, and raw-wire reads what its heap says (client 1.01-1.06x, server 1.33x with heap 1.30x). ' +
+      'common to all, and raw-wire reads about what its heap says (client 1.06-1.10x with heap 1.00x, server ' +
+      '1.24-1.33x with heap 1.30x). ' +
       "Sent in one burst instead of batches, up to all of 100,000 requests' bytes waited in the pipe at once, " +
       "and what the allocator kept of them after they were freed moved the client's RSS by 0-50 MB from one " +
       'cell to the next.',
