@@ -62,8 +62,7 @@ function runCell(spec) {
     let err = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (err += c));
-    // An SDK's held cell (100,000 requests on each side) takes about 90 s.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       const line = out.split('\n').find((l) => l.startsWith('RESULT '));

@@ -7,7 +7,7 @@ const pick = (key) => (r) => r[key];
 // Requests held in flight for the memory-per-request rows, in two steps on one connection, sent in batches
 // (bench/cell.mjs, heldMemory). At 1,000 the RSS delta is mostly one step of V8's young generation growing. At
 // 10,000 it still can be, depending on what survived before: raw-wire, whose requests keep what raw's keep (V8
-// heap per 1,000 1.00x), read 1.5-3.2x raw's client RSS there. At 100,000 every implementation's young
+// heap per 1,000 1.00x), read 1.8-3.2x raw's client RSS there. At 100,000 every implementation's young
 // generation has grown to its maximum, a step common to all, and raw-wire's RSS reads what its heap does: the
 // targets read that step, the 10,000 one is shown beside it.
 const HELD_STEPS = [10_000, 100_000];
