@@ -14,6 +14,8 @@ const HELD_STEPS = [10_000, 100_000];
 const HELD = HELD_STEPS.at(-1);
 const per1000 = (kb, held) => kb / 1024 / (held / 1000);
 const thousands = (n) => n.toLocaleString('en-US');
+// The first step's fields in a held cell's result (bench/cell.mjs): `earlyServerKB`, `earlyClientYoungKB`, ...
+const capitalised = (side) => `${side[0].toUpperCase()}${side.slice(1)}`;
 
 export const ROWS = [
   // 1. stdio
@@ -637,7 +639,7 @@ export const ROWS = [
       id: `held-${side}-early`,
       label: `  ${side} RSS per 1,000 in-flight requests at the first step (${thousands(HELD_STEPS[0])} held)`,
       cell: 'stdio-held',
-      metric: (r) => per1000(r[`early${side === 'server' ? 'Server' : 'Client'}KB`], r.earlyHeld),
+      metric: (r) => per1000(r[`early${capitalised(side)}KB`], r.earlyHeld),
       unit: 'MB',
       kind: 'cost',
     },
@@ -645,7 +647,7 @@ export const ROWS = [
       id: `held-${side}-early-young`,
       label: `    of it: ${side} young generation grown during that step`,
       cell: 'stdio-held',
-      metric: (r) => per1000(r[`early${side === 'server' ? 'Server' : 'Client'}YoungKB`], r.earlyHeld),
+      metric: (r) => per1000(r[`early${capitalised(side)}YoungKB`], r.earlyHeld),
       unit: 'MB',
       kind: 'cost',
       compare: false,
