@@ -119,7 +119,8 @@ async function alternate(ops, ms, run = (op, blockMs) => sequential(op, blockMs,
   return totals.map((t) => ({ rps: t.ops / t.s }));
 }
 
-// As `alternate`, also measuring CPU per op: this process's during each block, plus the block's server's.
+// As `alternate`, also measuring CPU per op: this process's during each block, plus the block's server's. The
+// order is reversed every other round, so no op always runs first or always follows the same one.
 async function alternateCpu(
   ops,
   pids,
@@ -128,8 +129,10 @@ async function alternateCpu(
   rounds = 4,
 ) {
   const totals = ops.map(() => ({ ops: 0, s: 0, cpuUs: 0 }));
+  const indices = [...ops.keys()];
   for (let r = 0; r < rounds; r++) {
-    for (const [i, op] of ops.entries()) {
+    for (const i of r % 2 ? [...indices].reverse() : indices) {
+      const op = ops[i];
       const client0 = process.cpuUsage();
       const server0 = cpuTicks(pids[i]);
       const res = await run(op, ms / rounds / ops.length);
