@@ -501,11 +501,14 @@ const scenarios = {
       const blocks = [block(base), block(loop)];
       const warmMs = spec.agentWarmupMs ?? spec.warmupMs;
       for (let r = 0; r < 4; r++) for (const b of blocks) await b(warmMs / 4);
-      const rounds = 8;
+      // 16 rounds of blocks of durationMs / 4, the order reversed every other round (as alternateCpu): neither loop
+      // always runs first or always follows the other's garbage.
+      const rounds = 16;
       const totals = blocks.map(() => ({ turns: 0, cpuUs: 0, ms: 0 }));
       for (let r = 0; r < rounds; r++) {
-        for (const [i, b] of blocks.entries()) {
-          const res = await b((2 * spec.durationMs) / rounds);
+        for (const i of r % 2 ? [1, 0] : [0, 1]) {
+          const b = blocks[i];
+          const res = await b(spec.durationMs / 4);
           totals[i].turns += res.turns;
           totals[i].cpuUs += res.cpuUs;
           totals[i].ms += res.ms;

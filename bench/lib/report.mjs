@@ -254,8 +254,9 @@ export function renderMarkdown({ summary, impls: allImpls, machine, config, quic
   );
   lines.push(
     "- The agent loop's target reads the paired row: one process holds raw's hand loop and the loop under test, " +
-      'each with its own three raw stdio servers, warms both, then measures them in alternating blocks (8 rounds, ' +
-      `${(2 * config.durationMs) / 8} ms per loop per round); CPU per turn is the process's during each loop's blocks. ` +
+      'each with its own three raw stdio servers, warms both, then measures them in alternating blocks (16 rounds, ' +
+      `${config.durationMs / 4} ms per loop per round, the order reversed every other round); CPU per turn is the ` +
+      "process's during each loop's blocks. " +
       'Separate cells read 0.80x-1.67x of raw for the same build on a loaded machine; raw paired with raw is the ' +
       "method's floor of noise. The fake model's code sees both loops' messages, so its cost is shared by both. " +
       "Each SDK's hand loop is paired with raw's the same way, so its ratios (CPU, and wall time per turn over the " +

@@ -39,7 +39,7 @@ import type {
   Usage,
 } from './model.js';
 import { RunSignals } from './run-signal.js';
-import { isoAt } from '../util/clock.js';
+import { isoAt, monotonicMs } from '../util/clock.js';
 import { type ResultLimits, toolResultMessage } from './results.js';
 import { TurnCall, TurnCalls } from './turn-calls.js';
 import { type SamplingOptions, samplingHandler } from './sampling.js';
@@ -228,7 +228,7 @@ export class Agent {
     return {
       runId: randomUUID(),
       started: Date.now(),
-      startedMono: performance.now(),
+      startedMono: monotonicMs(),
       step: 0,
       signal: options.signal ?? this.#runSignals.take(),
       emit: options.onEvent,
@@ -396,7 +396,7 @@ export class Agent {
     });
     // One clock read per call start: the wall-clock time is the run's start plus the monotonic time since (the
     // run's records stay on one timeline even if the system clock is stepped while it runs).
-    const started = performance.now();
+    const started = monotonicMs();
     const startedAt = isoAt(Math.floor(state.started + (started - state.startedMono)));
     const run = new TurnCall(turn, index, call, step, tool, state.emit, startedAt, started);
     // Literals of their own rather than a conditional spread: no throwaway object per call.

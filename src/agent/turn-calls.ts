@@ -9,6 +9,7 @@ import { type AgentEvent, type ToolCallRecord, callRecord } from './events.js';
 import type { OutcomeSink, ToolOutcome } from './middleware.js';
 import type { ToolCall } from './model.js';
 import type { RegisteredTool } from './registry.js';
+import { monotonicMs } from '../util/clock.js';
 
 export class TurnCalls {
   readonly #records: ToolCallRecord[];
@@ -116,7 +117,7 @@ export class TurnCall implements OutcomeSink {
   outcome(outcome: ToolOutcome): void {
     let record: ToolCallRecord;
     try {
-      const elapsed = performance.now() - this.#started;
+      const elapsed = monotonicMs() - this.#started;
       record = callRecord(this.#call, this.#step, this.#tool, outcome, this.#startedAt, elapsed);
       this.#emit?.({ type: 'tool_result', record });
     } catch (error) {

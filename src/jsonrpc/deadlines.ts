@@ -1,3 +1,5 @@
+import { monotonicMs } from '../util/clock.js';
+
 /**
  * Many deadlines on one timer: the timeouts of a connection's outgoing requests. The timer is armed for the
  * earliest deadline; a request that settles leaves it alone (when it fires it finds nothing due and re-arms for
@@ -12,7 +14,7 @@
  * its start and deadline.
  */
 export function clockMs(): number {
-  return Math.floor(performance.now());
+  return Math.floor(monotonicMs());
 }
 
 /**

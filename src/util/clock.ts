@@ -1,3 +1,17 @@
+/**
+ * The global `performance` is an accessor on globalThis in Node (a lazy getter): each `performance.now()` read
+ * through it is a global-accessor load and a getter call that optimized code does not fold away. Read once, at
+ * the first use (not at import: the getter loads Node's perf_hooks), and kept; the hot paths (a request's clock,
+ * an agent's call times) take the monotonic time from `monotonicMs`.
+ */
+let clock: Performance | undefined;
+
+/** Milliseconds on the monotonic clock (`performance.now()`). */
+export function monotonicMs(): number {
+  clock ??= performance;
+  return clock.now();
+}
+
 let lastMs = Number.NaN;
 let lastIso = '';
 let lastSecond = Number.NaN;

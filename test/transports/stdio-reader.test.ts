@@ -53,6 +53,26 @@ describe('stdio LineReader', () => {
     }
   });
 
+  it('reads chunks of one line each, as a sparse peer writes them: ASCII, non-ASCII, CRLF, bad, past the cap', () => {
+    const { lineReader, values, bad, overflows } = reader(64);
+    lineReader.push(Buffer.from('{"id":1,"text":"plain"}\n'));
+    lineReader.push(Buffer.from('{"id":2,"text":"h\u00e9llo \u{1f600}"}\n'));
+    lineReader.push(Buffer.from('{"id":3}\r\n'));
+    lineReader.push(Buffer.from('nope\n'));
+    lineReader.push(Buffer.from('{"id":4}\n'));
+    expect(values).toEqual([
+      { id: 1, text: 'plain' },
+      { id: 2, text: 'h\u00e9llo \u{1f600}' },
+      { id: 3 },
+      { id: 4 },
+    ]);
+    expect(bad).toEqual(['nope']);
+    // A line past the cap is refused whole, even alone in its chunk.
+    lineReader.push(Buffer.from(`{"id":5,"text":"${'x'.repeat(80)}"}\n`));
+    expect(overflows).toEqual(['message_too_large']);
+    expect(values).toHaveLength(4);
+  });
+
   it('decodes non-ASCII lines, and a character split across chunks', () => {
     const { lineReader, values } = reader();
     const bytes = Buffer.from('{"text":"café ☕"}\n{"text":"plain"}\n{"text":"naïve"}\n');

@@ -7,6 +7,9 @@ import { encodeLine, lineBound } from './line-bytes.js';
 
 const WRITTEN: Promise<void> = Promise.resolve();
 
+/** Read once: the global `process` is an accessor on globalThis, a getter call at every use. */
+const { nextTick } = process;
+
 /**
  * A tick's batch goes out as soon as it holds this many bytes: when one tick makes many messages (a chunk of
  * answers each starting the next request, a burst of calls), the peer, a process often on the other core,
@@ -143,7 +146,7 @@ export class LineWriter {
   /** A line joined the batch: the tick's flush is scheduled, or the batch written at once. */
   #queued(): void {
     if (this.#tickMessages++ === 0) {
-      process.nextTick(this.#flushTick);
+      nextTick(this.#flushTick);
       if (this.#sparse) {
         this.flush();
         return;
